@@ -1,0 +1,130 @@
+#include "runtime/framework/op_kernel.h"
+
+#include "absl/strings/str_cat.h"
+#include "runtime/framework/tensor_proto.h"
+
+namespace tensord {
+
+using ::tensorflow::AttrValue;
+
+bool OpKernelConstruction::HasAttr(absl::string_view name) const {
+  return node_.attr().count(std::string(name)) > 0;
+}
+
+void OpKernelConstruction::SetError(absl::Status status) {
+  if (status_.ok()) status_ = std::move(status);
+}
+
+const AttrValue* OpKernelConstruction::Find(absl::string_view name, const char* expected_type) {
+  auto it = node_.attr().find(std::string(name));
+  if (it == node_.attr().end()) {
+    SetError(absl::InvalidArgumentError(
+        absl::StrCat("node '", node_.name(), "' (", node_.op(), ") has no attr '", name, "'")));
+    return nullptr;
+  }
+  (void)expected_type;
+  return &it->second;
+}
+
+namespace {
+absl::Status WrongType(const ::tensorflow::NodeDef& node, absl::string_view name,
+                       const char* expected) {
+  return absl::InvalidArgumentError(absl::StrCat("attr '", name, "' of node '", node.name(),
+                                                 "' (", node.op(), ") is not of type ", expected));
+}
+}  // namespace
+
+#define TENSORD_SCALAR_ATTR(CPP, CASE, GETTER, TYPENAME)                 \
+  bool OpKernelConstruction::GetAttr(absl::string_view name, CPP* value) { \
+    const AttrValue* a = Find(name, TYPENAME);                           \
+    if (a == nullptr) return false;                                      \
+    if (a->value_case() != AttrValue::CASE) {                            \
+      SetError(WrongType(node_, name, TYPENAME));                        \
+      return false;                                                      \
+    }                                                                    \
+    *value = static_cast<CPP>(a->GETTER());                              \
+    return true;                                                         \
+  }
+
+TENSORD_SCALAR_ATTR(int64_t, kI, i, "int")
+TENSORD_SCALAR_ATTR(int32_t, kI, i, "int")
+TENSORD_SCALAR_ATTR(float, kF, f, "float")
+TENSORD_SCALAR_ATTR(bool, kB, b, "bool")
+TENSORD_SCALAR_ATTR(std::string, kS, s, "string")
+TENSORD_SCALAR_ATTR(DataType, kType, type, "type")
+#undef TENSORD_SCALAR_ATTR
+
+// A list attr with no elements is stored as an empty ListValue, or sometimes with no value
+// set at all; both read as an empty vector.
+#define TENSORD_LIST_ATTR(CPP, FIELD, TYPENAME)                                     \
+  bool OpKernelConstruction::GetAttr(absl::string_view name, std::vector<CPP>* value) { \
+    const AttrValue* a = Find(name, TYPENAME);                                      \
+    if (a == nullptr) return false;                                                 \
+    if (a->value_case() != AttrValue::kList &&                                      \
+        a->value_case() != AttrValue::VALUE_NOT_SET) {                              \
+      SetError(WrongType(node_, name, TYPENAME));                                   \
+      return false;                                                                 \
+    }                                                                               \
+    value->clear();                                                                 \
+    for (const auto& v : a->list().FIELD()) value->push_back(static_cast<CPP>(v));  \
+    return true;                                                                    \
+  }
+
+TENSORD_LIST_ATTR(int64_t, i, "list(int)")
+TENSORD_LIST_ATTR(int32_t, i, "list(int)")
+TENSORD_LIST_ATTR(float, f, "list(float)")
+TENSORD_LIST_ATTR(std::string, s, "list(string)")
+TENSORD_LIST_ATTR(DataType, type, "list(type)")
+#undef TENSORD_LIST_ATTR
+
+bool OpKernelConstruction::GetAttr(absl::string_view name, PartialShape* value) {
+  const AttrValue* a = Find(name, "shape");
+  if (a == nullptr) return false;
+  if (a->value_case() != AttrValue::kShape) {
+    SetError(WrongType(node_, name, "shape"));
+    return false;
+  }
+  *value = PartialShape::FromProto(a->shape());
+  return true;
+}
+
+bool OpKernelConstruction::GetAttr(absl::string_view name, std::vector<PartialShape>* value) {
+  const AttrValue* a = Find(name, "list(shape)");
+  if (a == nullptr) return false;
+  value->clear();
+  for (const auto& s : a->list().shape()) value->push_back(PartialShape::FromProto(s));
+  return true;
+}
+
+bool OpKernelConstruction::GetAttr(absl::string_view name, Tensor* value) {
+  const AttrValue* a = Find(name, "tensor");
+  if (a == nullptr) return false;
+  if (a->value_case() != AttrValue::kTensor) {
+    SetError(WrongType(node_, name, "tensor"));
+    return false;
+  }
+  auto t = TensorFromProto(a->tensor());
+  if (!t.ok()) {
+    SetError(absl::InvalidArgumentError(absl::StrCat("attr '", name, "' of node '", node_.name(),
+                                                     "': ", t.status().message())));
+    return false;
+  }
+  *value = *std::move(t);
+  return true;
+}
+
+OpKernelContext::OpKernelContext(Params params)
+    : params_(std::move(params)),
+      outputs_(params_.num_outputs),
+      output_refs_(params_.num_outputs) {}
+
+Tensor* OpKernelContext::allocate_output(int i, DataType dtype, const TensorShape& shape) {
+  outputs_[i] = Tensor(dtype, shape);
+  return &outputs_[i];
+}
+
+absl::Status OpKernelContext::InvalidArgument(absl::string_view message) const {
+  return absl::InvalidArgumentError(absl::StrCat(node_name(), ": ", message));
+}
+
+}  // namespace tensord

@@ -1,0 +1,140 @@
+// OpKernel: the computation of one graph node on one device.
+//
+// A kernel is constructed once per node when an execution plan is built (reading its attrs
+// through OpKernelConstruction) and then computed any number of times, possibly concurrently
+// from several runs: Compute is const and must keep no per-run state in the kernel object.
+// Errors go through absl::Status, never CHECK or abort: kernels see request data.
+//
+// Writing a kernel:
+//   class NegOp : public OpKernel {
+//    public:
+//     explicit NegOp(OpKernelConstruction* c) : OpKernel(c) {}
+//     absl::Status Compute(OpKernelContext* c) const override {
+//       const Tensor& x = c->input(0);
+//       Tensor* y = c->allocate_output(0, x.dtype(), x.shape());
+//       y->flat<float>().device(c->eigen_cpu_device()) = -x.flat<float>();
+//       return absl::OkStatus();
+//     }
+//   };
+//   TENSORD_REGISTER_KERNEL(KernelDef("Neg").Device(kCpu).TypeConstraint("T", DT_FLOAT), NegOp);
+#ifndef TENSORD_RUNTIME_FRAMEWORK_OP_KERNEL_H_
+#define TENSORD_RUNTIME_FRAMEWORK_OP_KERNEL_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "protos/tensorflow/node_def.pb.h"
+#include "runtime/framework/device.h"
+#include "runtime/framework/resource.h"
+#include "runtime/framework/tensor.h"
+
+namespace tensord {
+
+// What a kernel may read while it is constructed: its NodeDef (attrs already completed with
+// defaults) and the device it runs on. Attribute errors are recorded with SetError and reported
+// by the registry after construction, naming the node.
+class OpKernelConstruction {
+ public:
+  OpKernelConstruction(const ::tensorflow::NodeDef& node, DeviceType device)
+      : node_(node), device_(device) {}
+
+  const ::tensorflow::NodeDef& node_def() const { return node_; }
+  const std::string& name() const { return node_.name(); }
+  const std::string& op() const { return node_.op(); }
+  DeviceType device_type() const { return device_; }
+
+  bool HasAttr(absl::string_view name) const;
+  // Each returns false and records an error when the attr is missing or of another type.
+  bool GetAttr(absl::string_view name, int64_t* value);
+  bool GetAttr(absl::string_view name, int32_t* value);
+  bool GetAttr(absl::string_view name, float* value);
+  bool GetAttr(absl::string_view name, bool* value);
+  bool GetAttr(absl::string_view name, std::string* value);
+  bool GetAttr(absl::string_view name, DataType* value);
+  bool GetAttr(absl::string_view name, std::vector<int64_t>* value);
+  bool GetAttr(absl::string_view name, std::vector<int32_t>* value);
+  bool GetAttr(absl::string_view name, std::vector<float>* value);
+  bool GetAttr(absl::string_view name, std::vector<DataType>* value);
+  bool GetAttr(absl::string_view name, std::vector<std::string>* value);
+  bool GetAttr(absl::string_view name, PartialShape* value);
+  bool GetAttr(absl::string_view name, std::vector<PartialShape>* value);
+  bool GetAttr(absl::string_view name, Tensor* value);  // a `tensor` attr (Const's value)
+
+  // Records the first error; later ones are dropped.
+  void SetError(absl::Status status);
+  const absl::Status& status() const { return status_; }
+
+ private:
+  const ::tensorflow::AttrValue* Find(absl::string_view name, const char* expected_type);
+
+  const ::tensorflow::NodeDef& node_;
+  DeviceType device_;
+  absl::Status status_;
+};
+
+// Per-call state of one kernel execution: inputs, outputs, and the session's shared services.
+// Created by the executor; kernels never store it.
+class OpKernelContext {
+ public:
+  struct Params {
+    const std::string* node_name = nullptr;
+    std::vector<Tensor> inputs;                        // values (refs already read)
+    std::vector<std::shared_ptr<Var>> input_refs;      // non-null where the input is a ref edge
+    int num_outputs = 0;
+    ResourceMgr* resource_mgr = nullptr;
+    const Eigen::ThreadPoolDevice* eigen_cpu_device = nullptr;
+  };
+  explicit OpKernelContext(Params params);
+
+  const std::string& node_name() const { return *params_.node_name; }
+  int num_inputs() const { return static_cast<int>(params_.inputs.size()); }
+  const Tensor& input(int i) const { return params_.inputs[i]; }
+  // The variable behind a reference input (TF1 Assign and friends), or null.
+  const std::shared_ptr<Var>& input_ref(int i) const { return params_.input_refs[i]; }
+
+  int num_outputs() const { return static_cast<int>(outputs_.size()); }
+  // Allocates host memory for output i and returns it (owned by the context).
+  Tensor* allocate_output(int i, DataType dtype, const TensorShape& shape);
+  void set_output(int i, Tensor value) { outputs_[i] = std::move(value); }
+  // Output i is a reference edge to `var` (VariableV2, Assign's output_ref).
+  void set_output_ref(int i, std::shared_ptr<Var> var) { output_refs_[i] = std::move(var); }
+
+  std::vector<Tensor>& outputs() { return outputs_; }
+  std::vector<std::shared_ptr<Var>>& output_refs() { return output_refs_; }
+
+  ResourceMgr* resource_mgr() const { return params_.resource_mgr; }
+  const Eigen::ThreadPoolDevice& eigen_cpu_device() const { return *params_.eigen_cpu_device; }
+
+  // Shorthand for errors that name the node: "<node>: <message>".
+  absl::Status InvalidArgument(absl::string_view message) const;
+
+ private:
+  Params params_;
+  std::vector<Tensor> outputs_;
+  std::vector<std::shared_ptr<Var>> output_refs_;
+};
+
+class OpKernel {
+ public:
+  explicit OpKernel(OpKernelConstruction* c) : name_(c->name()), op_(c->op()) {}
+  virtual ~OpKernel() = default;
+  OpKernel(const OpKernel&) = delete;
+  OpKernel& operator=(const OpKernel&) = delete;
+
+  virtual absl::Status Compute(OpKernelContext* c) const = 0;
+
+  const std::string& name() const { return name_; }
+  const std::string& op() const { return op_; }
+
+ private:
+  const std::string name_;
+  const std::string op_;
+};
+
+}  // namespace tensord
+
+#endif  // TENSORD_RUNTIME_FRAMEWORK_OP_KERNEL_H_

@@ -1,0 +1,147 @@
+#include "runtime/framework/tensor.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "runtime/framework/resource.h"
+
+namespace tensord {
+namespace {
+
+constexpr size_t kAlignment = 64;
+
+size_t ElementSize(DataType dtype) {
+  if (dtype == DT_STRING) return sizeof(std::string);
+  if (dtype == DT_RESOURCE) return sizeof(ResourceHandle);
+  return DataTypeSize(dtype);
+}
+
+// Host memory, 64-byte aligned for vectorised kernels; constructs non-trivial elements.
+class HostBuffer : public TensorBuffer {
+ public:
+  static std::shared_ptr<HostBuffer> Create(DataType dtype, int64_t n) {
+    size_t bytes = ElementSize(dtype) * static_cast<size_t>(n);
+    size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
+    void* data = std::aligned_alloc(kAlignment, rounded == 0 ? kAlignment : rounded);
+    if (data == nullptr) throw std::bad_alloc();
+    if (dtype == DT_STRING) {
+      auto* s = static_cast<std::string*>(data);
+      for (int64_t i = 0; i < n; ++i) new (s + i) std::string();
+    } else if (dtype == DT_RESOURCE) {
+      auto* r = static_cast<ResourceHandle*>(data);
+      for (int64_t i = 0; i < n; ++i) new (r + i) ResourceHandle();
+    } else {
+      std::memset(data, 0, bytes);
+    }
+    return std::shared_ptr<HostBuffer>(new HostBuffer(data, bytes, dtype, n));
+  }
+
+  ~HostBuffer() override {
+    if (dtype_ == DT_STRING) {
+      auto* s = static_cast<std::string*>(data());
+      for (int64_t i = 0; i < n_; ++i) s[i].~basic_string();
+    } else if (dtype_ == DT_RESOURCE) {
+      auto* r = static_cast<ResourceHandle*>(data());
+      for (int64_t i = 0; i < n_; ++i) r[i].~ResourceHandle();
+    }
+    std::free(data());
+  }
+
+  MemorySpace memory_space() const override { return MemorySpace::kHost; }
+
+ private:
+  HostBuffer(void* data, size_t size, DataType dtype, int64_t n)
+      : TensorBuffer(data, size), dtype_(dtype), n_(n) {}
+  DataType dtype_;
+  int64_t n_;
+};
+
+}  // namespace
+
+Tensor::Tensor(DataType dtype, TensorShape shape)
+    : dtype_(dtype),
+      shape_(std::move(shape)),
+      buffer_(HostBuffer::Create(dtype, shape_.num_elements())) {}
+
+Tensor::Tensor(DataType dtype, TensorShape shape, std::shared_ptr<TensorBuffer> buffer)
+    : dtype_(dtype), shape_(std::move(shape)), buffer_(std::move(buffer)) {}
+
+size_t Tensor::TotalBytes() const { return ElementSize(dtype_) * NumElements(); }
+
+MemorySpace Tensor::memory_space() const {
+  return buffer_ == nullptr ? MemorySpace::kHost : buffer_->memory_space();
+}
+
+void* Tensor::raw_data() const {
+  if (buffer_ == nullptr) return nullptr;
+  return static_cast<char*>(buffer_->data()) + offset_;
+}
+
+Tensor Tensor::Slice(int64_t begin, int64_t end) const {
+  Tensor out = *this;
+  int64_t row_elements = shape_.dim_size(0) == 0 ? 0 : NumElements() / shape_.dim_size(0);
+  out.shape_.set_dim(0, end - begin);
+  out.offset_ = offset_ + ElementSize(dtype_) * row_elements * begin;
+  return out;
+}
+
+absl::StatusOr<Tensor> Tensor::Reshaped(const TensorShape& shape) const {
+  if (shape.num_elements() != NumElements()) {
+    return absl::InvalidArgumentError(absl::StrCat("cannot reshape a tensor with ", NumElements(),
+                                                   " elements to shape ", shape.DebugString()));
+  }
+  Tensor out = *this;
+  out.shape_ = shape;
+  return out;
+}
+
+Tensor Tensor::DeepCopy() const {
+  if (!IsInitialized()) return Tensor();
+  Tensor out(dtype_, shape_);
+  const int64_t n = NumElements();
+  if (dtype_ == DT_STRING) {
+    for (int64_t i = 0; i < n; ++i) out.data<std::string>()[i] = data<std::string>()[i];
+  } else if (dtype_ == DT_RESOURCE) {
+    for (int64_t i = 0; i < n; ++i) out.data<ResourceHandle>()[i] = data<ResourceHandle>()[i];
+  } else if (n > 0) {
+    std::memcpy(out.raw_data(), raw_data(), TotalBytes());
+  }
+  return out;
+}
+
+std::string Tensor::DebugString(int max_entries) const {
+  if (!IsInitialized()) return "<uninitialized tensor>";
+  std::vector<std::string> values;
+  const int64_t n = std::min<int64_t>(NumElements(), max_entries);
+  if (memory_space() == MemorySpace::kHost) {
+    for (int64_t i = 0; i < n; ++i) {
+      if (dtype_ == DT_STRING) {
+        values.push_back(absl::StrCat("\"", data<std::string>()[i], "\""));
+      } else if (dtype_ == DT_RESOURCE) {
+        values.push_back(data<ResourceHandle>()[i].name());
+      } else {
+        DispatchNumeric(dtype_, [&](auto tag) {
+          using T = decltype(tag);
+          const T v = data<T>()[i];
+          if constexpr (std::is_same_v<T, std::complex<float>> ||
+                        std::is_same_v<T, std::complex<double>>) {
+            values.push_back(absl::StrCat("(", v.real(), ",", v.imag(), ")"));
+          } else if constexpr (std::is_same_v<T, Eigen::half> ||
+                               std::is_same_v<T, Eigen::bfloat16>) {
+            values.push_back(absl::StrCat(static_cast<float>(v)));
+          } else {
+            values.push_back(absl::StrCat(v));
+          }
+        });
+      }
+    }
+    if (NumElements() > n) values.push_back("...");
+  }
+  return absl::StrCat(DataTypeString(dtype_), " ", shape_.DebugString(), " {",
+                      absl::StrJoin(values, ", "), "}");
+}
+
+}  // namespace tensord
