@@ -1,10 +1,14 @@
 """Compiles .proto files with the system protoc (and grpc_cpp_plugin) into one cc_library."""
 
-def cc_proto_lib(name, srcs, deps = [], grpc_srcs = [], **kwargs):
+def cc_proto_lib(name, srcs, deps = [], grpc_srcs = [], proto_deps = [], **kwargs):
     """Generates C++ for `srcs` (messages) and `grpc_srcs` (files that also declare services).
 
-    All files are compiled by one protoc call, so imports between them need no extra wiring.
-    Import paths are workspace-relative: "protos/tensorflow/tensor.proto".
+    All files of one target are compiled by one protoc call, so imports between them need no
+    extra wiring. Import paths are workspace-relative: "protos/tensorflow/tensor.proto".
+
+    proto_deps: .proto files (labels) that `srcs`/`grpc_srcs` import but that another target
+    compiles; protoc reads them, no code is generated for them here. Put the cc_library that
+    does compile them into `deps`.
     """
     outs = []
     for src in srcs + grpc_srcs:
@@ -13,15 +17,21 @@ def cc_proto_lib(name, srcs, deps = [], grpc_srcs = [], **kwargs):
     for src in grpc_srcs:
         base = src[:-len(".proto")]
         outs += [base + ".grpc.pb.h", base + ".grpc.pb.cc"]
-    plugin = []
+    protoc = ["/usr/bin/protoc", "-I.", "-I$(GENDIR)"]
+    cmd = " ".join(protoc + ["--cpp_out=$(GENDIR)"] +
+                   ["$(location %s)" % s for s in srcs + grpc_srcs])
     if grpc_srcs:
-        plugin = ["--grpc_out=$(GENDIR)", "--plugin=protoc-gen-grpc=/usr/bin/grpc_cpp_plugin"]
+        # The gRPC plugin only sees the files that declare services, so it writes no
+        # undeclared .grpc.pb.* files for message-only sources.
+        cmd += " && " + " ".join(
+            protoc + ["--grpc_out=$(GENDIR)", "--plugin=protoc-gen-grpc=/usr/bin/grpc_cpp_plugin"] +
+            ["$(location %s)" % s for s in grpc_srcs],
+        )
     native.genrule(
         name = name + "_gen",
-        srcs = srcs + grpc_srcs,
+        srcs = srcs + grpc_srcs + proto_deps,
         outs = outs,
-        cmd = " ".join(["/usr/bin/protoc", "-I.", "-I$(GENDIR)", "--cpp_out=$(GENDIR)"] + plugin +
-                       ["$(location %s)" % s for s in srcs + grpc_srcs]),
+        cmd = cmd,
     )
     native.cc_library(
         name = name,

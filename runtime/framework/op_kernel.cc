@@ -118,9 +118,27 @@ OpKernelContext::OpKernelContext(Params params)
       outputs_(params_.num_outputs),
       output_refs_(params_.num_outputs) {}
 
+void OpKernelContext::EnsureOutput(int i) {
+  if (i >= static_cast<int>(outputs_.size())) {
+    outputs_.resize(i + 1);
+    output_refs_.resize(i + 1);
+  }
+}
+
 Tensor* OpKernelContext::allocate_output(int i, DataType dtype, const TensorShape& shape) {
+  EnsureOutput(i);
   outputs_[i] = Tensor(dtype, shape);
   return &outputs_[i];
+}
+
+void OpKernelContext::set_output(int i, Tensor value) {
+  EnsureOutput(i);
+  outputs_[i] = std::move(value);
+}
+
+void OpKernelContext::set_output_ref(int i, std::shared_ptr<Var> var) {
+  EnsureOutput(i);
+  output_refs_[i] = std::move(var);
 }
 
 absl::Status OpKernelContext::InvalidArgument(absl::string_view message) const {

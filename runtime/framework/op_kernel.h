@@ -96,12 +96,13 @@ class OpKernelContext {
   // The variable behind a reference input (TF1 Assign and friends), or null.
   const std::shared_ptr<Var>& input_ref(int i) const { return params_.input_refs[i]; }
 
+  // Outputs the executor expects; kernels may set more (extra ones are ignored).
   int num_outputs() const { return static_cast<int>(outputs_.size()); }
   // Allocates host memory for output i and returns it (owned by the context).
   Tensor* allocate_output(int i, DataType dtype, const TensorShape& shape);
-  void set_output(int i, Tensor value) { outputs_[i] = std::move(value); }
+  void set_output(int i, Tensor value);
   // Output i is a reference edge to `var` (VariableV2, Assign's output_ref).
-  void set_output_ref(int i, std::shared_ptr<Var> var) { output_refs_[i] = std::move(var); }
+  void set_output_ref(int i, std::shared_ptr<Var> var);
 
   std::vector<Tensor>& outputs() { return outputs_; }
   std::vector<std::shared_ptr<Var>>& output_refs() { return output_refs_; }
@@ -113,6 +114,8 @@ class OpKernelContext {
   absl::Status InvalidArgument(absl::string_view message) const;
 
  private:
+  void EnsureOutput(int i);
+
   Params params_;
   std::vector<Tensor> outputs_;
   std::vector<std::shared_ptr<Var>> output_refs_;

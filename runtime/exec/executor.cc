@@ -1,0 +1,320 @@
+#include "runtime/exec/executor.h"
+
+#include <atomic>
+#include <deque>
+#include <map>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "runtime/graph/tensor_name.h"
+#include "runtime/util/status_macros.h"
+
+namespace tensord {
+
+using ::tensorflow::GraphDef;
+using ::tensorflow::NodeDef;
+
+namespace {
+
+// A slot holds a value, or a reference to a variable (TF1 ref edges).
+struct Entry {
+  Tensor value;
+  std::shared_ptr<Var> ref;
+};
+
+}  // namespace
+
+struct ExecutionPlan::Frame {
+  explicit Frame(const ExecutionPlan& plan)
+      : slots(plan.num_slots_),
+        pending(new std::atomic<int>[plan.nodes_.size()]),
+        slot_uses(new std::atomic<int>[plan.num_slots_]),
+        outstanding(static_cast<int>(plan.nodes_.size())) {
+    for (size_t i = 0; i < plan.nodes_.size(); ++i) {
+      pending[i].store(plan.nodes_[i].num_in_edges, std::memory_order_relaxed);
+    }
+    for (int i = 0; i < plan.num_slots_; ++i) {
+      slot_uses[i].store(plan.slot_consumers_[i], std::memory_order_relaxed);
+    }
+  }
+
+  void Fail(absl::Status s) {
+    absl::MutexLock lock(&mu);
+    if (status.ok()) status = std::move(s);
+    failed.store(true, std::memory_order_release);
+  }
+
+  std::vector<Entry> slots;
+  std::unique_ptr<std::atomic<int>[]> pending;
+  std::unique_ptr<std::atomic<int>[]> slot_uses;
+  std::atomic<int> outstanding;
+  std::atomic<bool> failed{false};
+  absl::Mutex mu;
+  absl::Status status;
+  absl::Notification done;
+};
+
+absl::StatusOr<std::unique_ptr<ExecutionPlan>> ExecutionPlan::Build(
+    const GraphDef& graph, const std::vector<std::string>& feeds,
+    const std::vector<std::string>& fetches, const std::vector<std::string>& targets) {
+  std::map<std::string, int> by_name;
+  for (int i = 0; i < graph.node_size(); ++i) {
+    if (!by_name.emplace(graph.node(i).name(), i).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("graph has two nodes named '", graph.node(i).name(), "'"));
+    }
+  }
+  auto plan = std::unique_ptr<ExecutionPlan>(new ExecutionPlan());
+
+  std::map<std::string, int> fed;  // "node:index" -> feed position
+  for (size_t i = 0; i < feeds.size(); ++i) {
+    TensorRef ref = ParseTensorRef(feeds[i]);
+    if (ref.is_control() || !by_name.count(ref.node)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Tensor ", feeds[i], ", specified in feeds, was not found in the graph"));
+    }
+    if (!fed.emplace(ref.ToString(), static_cast<int>(i)).second) {
+      return absl::InvalidArgumentError(absl::StrCat("tensor ", feeds[i], " is fed twice"));
+    }
+  }
+
+  // Backward closure of fetches and targets, cut at fed tensors.
+  std::vector<int> order;              // graph node indices in the plan
+  std::map<int, int> plan_index;       // graph index -> plan index
+  std::deque<int> queue;
+  auto visit = [&](int g) {
+    if (plan_index.emplace(g, static_cast<int>(order.size())).second) {
+      order.push_back(g);
+      queue.push_back(g);
+    }
+  };
+  std::vector<TensorRef> fetch_refs;
+  for (const std::string& f : fetches) {
+    TensorRef ref = ParseTensorRef(f);
+    if (ref.is_control() || !by_name.count(ref.node)) {
+      return absl::NotFoundError(
+          absl::StrCat("Tensor ", f, ", specified in fetches, was not found in the graph"));
+    }
+    fetch_refs.push_back(ref);
+    if (!fed.count(ref.ToString())) visit(by_name[ref.node]);
+  }
+  for (const std::string& t : targets) {
+    auto it = by_name.find(ParseTensorRef(t).node);
+    if (it == by_name.end()) {
+      return absl::NotFoundError(absl::StrCat("target node '", t, "' was not found in the graph"));
+    }
+    visit(it->second);
+  }
+  while (!queue.empty()) {
+    const NodeDef& node = graph.node(queue.front());
+    queue.pop_front();
+    for (const std::string& in : node.input()) {
+      TensorRef ref = ParseTensorRef(in);
+      auto it = by_name.find(ref.node);
+      if (it == by_name.end()) {
+        return absl::InvalidArgumentError(absl::StrCat("node '", node.name(), "' has input '", in,
+                                                       "' from an unknown node"));
+      }
+      if (!ref.is_control() && fed.count(ref.ToString())) continue;
+      visit(it->second);
+    }
+  }
+
+  // Output slots: one per output index that a consumer or fetch uses.
+  const int n = static_cast<int>(order.size());
+  plan->nodes_.resize(n);
+  for (int p = 0; p < n; ++p) plan->nodes_[p].def = &graph.node(order[p]);
+  auto note_use = [&](const TensorRef& ref) {
+    auto it = plan_index.find(by_name[ref.node]);
+    if (it != plan_index.end()) {
+      Node& producer = plan->nodes_[it->second];
+      producer.num_outputs = std::max(producer.num_outputs, ref.index + 1);
+    }
+  };
+  for (int p = 0; p < n; ++p) {
+    for (const std::string& in : plan->nodes_[p].def->input()) {
+      TensorRef ref = ParseTensorRef(in);
+      if (!ref.is_control() && !fed.count(ref.ToString())) note_use(ref);
+    }
+  }
+  for (const TensorRef& ref : fetch_refs) {
+    if (!fed.count(ref.ToString())) note_use(ref);
+  }
+  int slots = 0;
+  for (Node& node : plan->nodes_) {
+    node.first_output_slot = slots;
+    slots += node.num_outputs;
+  }
+  for (size_t i = 0; i < feeds.size(); ++i) plan->feed_slots_.push_back(slots++);
+  plan->num_slots_ = slots;
+  plan->slot_consumers_.assign(slots, 0);
+
+  auto slot_of = [&](const TensorRef& ref) {
+    auto f = fed.find(ref.ToString());
+    if (f != fed.end()) return plan->feed_slots_[f->second];
+    return plan->nodes_[plan_index[by_name[ref.node]]].first_output_slot + ref.index;
+  };
+
+  // Edges, kernels.
+  for (int p = 0; p < n; ++p) {
+    Node& node = plan->nodes_[p];
+    for (const std::string& in : node.def->input()) {
+      TensorRef ref = ParseTensorRef(in);
+      const bool is_fed = !ref.is_control() && fed.count(ref.ToString());
+      if (!ref.is_control()) {
+        const int slot = slot_of(ref);
+        node.input_slots.push_back(slot);
+        ++plan->slot_consumers_[slot];
+      }
+      if (!is_fed) {
+        plan->nodes_[plan_index[by_name[ref.node]]].successors.push_back(p);
+        ++node.num_in_edges;
+      }
+    }
+    auto reg = KernelRegistry::Global().Find(*node.def, DeviceType::kCpu);
+    if (!reg.ok()) return reg.status();
+    node.registration = *reg;
+    TENSORD_ASSIGN_OR_RETURN(node.kernel,
+                             KernelRegistry::Global().CreateKernel(*node.def, DeviceType::kCpu));
+  }
+  for (const TensorRef& ref : fetch_refs) {
+    const int slot = slot_of(ref);
+    plan->fetch_slots_.push_back(slot);
+    ++plan->slot_consumers_[slot];  // held until the run returns
+    plan->fetch_names_.push_back(ref.ToString());
+  }
+
+  // Kahn's algorithm: every node must become ready, otherwise the graph has a cycle (loops
+  // need control-flow support, which this executor does not provide).
+  std::vector<int> remaining(n);
+  std::vector<int> ready;
+  for (int p = 0; p < n; ++p) {
+    remaining[p] = plan->nodes_[p].num_in_edges;
+    if (remaining[p] == 0) ready.push_back(p);
+  }
+  plan->initial_ready_ = ready;
+  int visited = 0;
+  while (!ready.empty()) {
+    int p = ready.back();
+    ready.pop_back();
+    ++visited;
+    for (int s : plan->nodes_[p].successors) {
+      if (--remaining[s] == 0) ready.push_back(s);
+    }
+  }
+  if (visited != n) {
+    for (int p = 0; p < n; ++p) {
+      if (remaining[p] > 0) {
+        return absl::UnimplementedError(absl::StrCat(
+            "graph contains a cycle through node '", plan->nodes_[p].def->name(), "' (",
+            plan->nodes_[p].def->op(), "); loops are not supported"));
+      }
+    }
+  }
+  return plan;
+}
+
+absl::Status ExecutionPlan::Compute(const Node& node, Frame* frame,
+                                    const ExecutionEnv& env) const {
+  OpKernelContext::Params params;
+  params.node_name = &node.def->name();
+  const int num_inputs = static_cast<int>(node.input_slots.size());
+  params.inputs.resize(num_inputs);
+  params.input_refs.resize(num_inputs);
+  params.num_outputs = node.num_outputs;
+  params.resource_mgr = env.resource_mgr;
+  params.eigen_cpu_device = &env.cpu->eigen_device();
+  for (int i = 0; i < num_inputs; ++i) {
+    const Entry& entry = frame->slots[node.input_slots[i]];
+    if (entry.ref != nullptr) {
+      if (node.registration->def.ref_inputs().count(i)) {
+        params.input_refs[i] = entry.ref;
+      } else {
+        TENSORD_ASSIGN_OR_RETURN(params.inputs[i],
+                                 entry.ref->Read(ParseTensorRef(node.def->input(i)).node));
+      }
+    } else {
+      params.inputs[i] = entry.value;
+    }
+  }
+  OpKernelContext ctx(std::move(params));
+  TENSORD_RETURN_IF_ERROR(node.kernel->Compute(&ctx));
+  for (int o = 0; o < node.num_outputs; ++o) {
+    Entry& out = frame->slots[node.first_output_slot + o];
+    if (o < ctx.num_outputs() && ctx.output_refs()[o] != nullptr) {
+      out.ref = std::move(ctx.output_refs()[o]);
+    } else if (o < ctx.num_outputs() && ctx.outputs()[o].IsInitialized()) {
+      out.value = std::move(ctx.outputs()[o]);
+    } else {
+      return absl::InternalError(absl::StrCat("node '", node.def->name(), "' (", node.def->op(),
+                                              ") did not produce output ", o));
+    }
+  }
+  return absl::OkStatus();
+}
+
+void ExecutionPlan::Process(int first, Frame* frame, const ExecutionEnv& env) const {
+  std::vector<int> ready = {first};
+  while (!ready.empty()) {
+    const int p = ready.back();
+    ready.pop_back();
+    const Node& node = nodes_[p];
+    if (!frame->failed.load(std::memory_order_acquire)) {
+      absl::Status s = Compute(node, frame, env);
+      if (!s.ok()) frame->Fail(std::move(s));
+    }
+    for (int slot : node.input_slots) {
+      if (frame->slot_uses[slot].fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        frame->slots[slot] = Entry();
+      }
+    }
+    for (int s : node.successors) {
+      if (frame->pending[s].fetch_sub(1, std::memory_order_acq_rel) == 1) ready.push_back(s);
+    }
+    // Keep one ready node for this thread; hand the others to the inter-op pool.
+    while (env.inter_op_pool != nullptr && ready.size() > 1) {
+      const int extra = ready.front();
+      ready.erase(ready.begin());
+      env.inter_op_pool->Schedule([this, extra, frame, &env] { Process(extra, frame, env); });
+    }
+    if (frame->outstanding.fetch_sub(1, std::memory_order_acq_rel) == 1) frame->done.Notify();
+  }
+}
+
+absl::Status ExecutionPlan::Run(const ExecutionEnv& env, const std::vector<Tensor>& feeds,
+                                std::vector<Tensor>* outputs) const {
+  if (feeds.size() != feed_slots_.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("expected ", feed_slots_.size(),
+                                                   " feeds, got ", feeds.size()));
+  }
+  Frame frame(*this);
+  for (size_t i = 0; i < feeds.size(); ++i) frame.slots[feed_slots_[i]].value = feeds[i];
+  if (!nodes_.empty()) {
+    for (size_t i = 1; i < initial_ready_.size(); ++i) {
+      const int p = initial_ready_[i];
+      if (env.inter_op_pool != nullptr) {
+        env.inter_op_pool->Schedule([this, p, &frame, &env] { Process(p, &frame, env); });
+      } else {
+        Process(p, &frame, env);
+      }
+    }
+    Process(initial_ready_[0], &frame, env);
+    frame.done.WaitForNotification();
+  }
+  TENSORD_RETURN_IF_ERROR(frame.status);
+  outputs->clear();
+  for (size_t i = 0; i < fetch_slots_.size(); ++i) {
+    const Entry& entry = frame.slots[fetch_slots_[i]];
+    if (entry.ref != nullptr) {
+      TENSORD_ASSIGN_OR_RETURN(Tensor value, entry.ref->Read(fetch_names_[i]));
+      outputs->push_back(std::move(value));
+    } else {
+      outputs->push_back(entry.value);
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace tensord

@@ -1,0 +1,74 @@
+// ExecutionPlan and Executor: run a pruned graph once per call.
+//
+// A plan is built for one (feeds, fetches, targets) combination: it keeps only the backward
+// closure of fetches and targets (stopping at fed tensors), creates each node's kernel, assigns
+// every used output a slot, and precomputes dependency counts. It is immutable afterwards, so
+// any number of runs may execute it concurrently; each run owns a fresh frame of slots.
+//
+// Execution is dataflow: a node runs once all its data and control inputs are done. The first
+// ready successor runs inline on the current thread, other ready nodes go to the inter-op pool.
+// A slot is released as soon as its last consumer has run, so peak memory follows the live set.
+#ifndef TENSORD_RUNTIME_EXEC_EXECUTOR_H_
+#define TENSORD_RUNTIME_EXEC_EXECUTOR_H_
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "protos/tensorflow/graph.pb.h"
+#include "runtime/framework/device.h"
+#include "runtime/framework/kernel_registry.h"
+#include "runtime/framework/resource.h"
+
+namespace tensord {
+
+// Services shared by all runs of a session's plans. Not owned by the plan.
+struct ExecutionEnv {
+  ResourceMgr* resource_mgr = nullptr;
+  CpuDevice* cpu = nullptr;
+  Eigen::ThreadPool* inter_op_pool = nullptr;  // null: run everything on the caller's thread
+};
+
+class ExecutionPlan {
+ public:
+  // `graph` must outlive the plan (nodes are referenced, not copied).
+  static absl::StatusOr<std::unique_ptr<ExecutionPlan>> Build(
+      const ::tensorflow::GraphDef& graph, const std::vector<std::string>& feeds,
+      const std::vector<std::string>& fetches, const std::vector<std::string>& targets);
+
+  // Runs the plan. `feeds` are in the order given to Build. Outputs follow `fetches`.
+  absl::Status Run(const ExecutionEnv& env, const std::vector<Tensor>& feeds,
+                   std::vector<Tensor>* outputs) const;
+
+  int num_nodes() const { return static_cast<int>(nodes_.size()); }
+
+ private:
+  struct Node {
+    const ::tensorflow::NodeDef* def = nullptr;
+    std::unique_ptr<OpKernel> kernel;
+    const KernelRegistration* registration = nullptr;
+    std::vector<int> input_slots;   // one per data input
+    std::vector<int> successors;    // one entry per in-edge of the successor
+    int first_output_slot = 0;
+    int num_outputs = 0;            // outputs with a slot
+    int num_in_edges = 0;           // data + control edges from nodes in the plan
+  };
+
+  struct Frame;
+  void Process(int node, Frame* frame, const ExecutionEnv& env) const;
+  absl::Status Compute(const Node& node, Frame* frame, const ExecutionEnv& env) const;
+
+  std::vector<Node> nodes_;
+  int num_slots_ = 0;
+  std::vector<int> feed_slots_;
+  std::vector<int> fetch_slots_;
+  std::vector<std::string> fetch_names_;
+  std::vector<int> slot_consumers_;  // data edges reading each slot (fetches hold theirs)
+  std::vector<int> initial_ready_;
+};
+
+}  // namespace tensord
+
+#endif  // TENSORD_RUNTIME_EXEC_EXECUTOR_H_

@@ -1,0 +1,78 @@
+// The Session implementation over one flat GraphDef: caches an ExecutionPlan per
+// feed/fetch/target combination and owns the resources and thread pools its runs share.
+#include <algorithm>
+#include <map>
+#include <memory>
+
+#include "absl/strings/str_join.h"
+#include "absl/synchronization/mutex.h"
+#include "runtime/exec/executor.h"
+#include "runtime/exec/session.h"
+#include "runtime/util/status_macros.h"
+
+namespace tensord {
+namespace {
+
+class GraphSession : public Session {
+ public:
+  GraphSession(::tensorflow::GraphDef graph, const SessionOptions& options)
+      : graph_(std::move(graph)),
+        cpu_(CpuDevice::Options{options.intra_op_threads}) {
+    const int inter = options.inter_op_threads > 0 ? options.inter_op_threads
+                                                   : std::min(4, AvailableCpus());
+    if (inter > 1) inter_op_pool_ = std::make_unique<Eigen::ThreadPool>(inter);
+    env_.resource_mgr = &resources_;
+    env_.cpu = &cpu_;
+    env_.inter_op_pool = inter_op_pool_.get();
+  }
+
+  absl::Status Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
+                   const std::vector<std::string>& fetches,
+                   const std::vector<std::string>& targets,
+                   std::vector<Tensor>* outputs) override {
+    std::vector<std::string> feed_names;
+    std::vector<Tensor> feed_values;
+    for (const auto& [name, value] : feeds) {
+      feed_names.push_back(name);
+      feed_values.push_back(value);
+    }
+    TENSORD_ASSIGN_OR_RETURN(const ExecutionPlan* plan, GetPlan(feed_names, fetches, targets));
+    return plan->Run(env_, feed_values, outputs);
+  }
+
+ private:
+  absl::StatusOr<const ExecutionPlan*> GetPlan(const std::vector<std::string>& feeds,
+                                               const std::vector<std::string>& fetches,
+                                               const std::vector<std::string>& targets) {
+    const std::string key = absl::StrJoin(feeds, ",") + "|" + absl::StrJoin(fetches, ",") + "|" +
+                            absl::StrJoin(targets, ",");
+    {
+      absl::ReaderMutexLock lock(&mu_);
+      auto it = plans_.find(key);
+      if (it != plans_.end()) return it->second.get();
+    }
+    // Built outside the lock: kernel construction can be slow and other plans stay usable.
+    TENSORD_ASSIGN_OR_RETURN(auto plan, ExecutionPlan::Build(graph_, feeds, fetches, targets));
+    absl::MutexLock lock(&mu_);
+    auto& slot = plans_[key];
+    if (slot == nullptr) slot = std::move(plan);
+    return slot.get();
+  }
+
+  const ::tensorflow::GraphDef graph_;
+  ResourceMgr resources_;
+  CpuDevice cpu_;
+  std::unique_ptr<Eigen::ThreadPool> inter_op_pool_;
+  ExecutionEnv env_;
+  absl::Mutex mu_;
+  std::map<std::string, std::unique_ptr<ExecutionPlan>> plans_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Session>> NewSession(::tensorflow::GraphDef graph,
+                                                    const SessionOptions& options) {
+  return std::unique_ptr<Session>(new GraphSession(std::move(graph), options));
+}
+
+}  // namespace tensord

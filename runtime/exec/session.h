@@ -1,0 +1,47 @@
+// Session: runs (a pruned part of) one graph many times.
+//
+// Run(feeds, fetches, targets) computes the requested tensors ("node:index" or "node" = output
+// 0) and runs the target nodes, feeding the given tensors in place of graph outputs. Execution
+// plans are built on first use of a feed/fetch/target combination and cached. Variables and
+// other resources live in the session's ResourceMgr and persist across runs.
+//
+// Thread safety: Run may be called concurrently from many threads.
+#ifndef TENSORD_RUNTIME_EXEC_SESSION_H_
+#define TENSORD_RUNTIME_EXEC_SESSION_H_
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "protos/tensorflow/graph.pb.h"
+#include "runtime/framework/tensor.h"
+
+namespace tensord {
+
+struct SessionOptions {
+  // Threads running independent graph nodes concurrently; 0 = min(4, AvailableCpus()).
+  int inter_op_threads = 0;
+  // Threads inside one kernel; 0 = AvailableCpus() (cgroup quota aware).
+  int intra_op_threads = 0;
+};
+
+class Session {
+ public:
+  virtual ~Session() = default;
+
+  virtual absl::Status Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
+                           const std::vector<std::string>& fetches,
+                           const std::vector<std::string>& targets,
+                           std::vector<Tensor>* outputs) = 0;
+};
+
+// Creates a session over `graph`, which must have no function calls left to inline
+// (see runtime/graph/function_inliner.h). Kernels are created lazily, per plan.
+absl::StatusOr<std::unique_ptr<Session>> NewSession(::tensorflow::GraphDef graph,
+                                                    const SessionOptions& options);
+
+}  // namespace tensord
+
+#endif  // TENSORD_RUNTIME_EXEC_SESSION_H_

@@ -1,0 +1,177 @@
+#include "runtime/graph/function_inliner.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "runtime/util/status_macros.h"
+
+namespace tensord {
+namespace {
+
+using ::tensorflow::FunctionDef;
+using ::tensorflow::GraphDef;
+using ::tensorflow::NodeDef;
+
+// Deeper nesting than this is almost certainly recursion, which TF graphs cannot express.
+constexpr int kMaxCallDepth = 64;
+
+const std::string* CalledFunctionName(const NodeDef& node) {
+  if (node.op() == "StatefulPartitionedCall" || node.op() == "PartitionedCall") {
+    auto it = node.attr().find("f");
+    if (it != node.attr().end()) return &it->second.func().name();
+  }
+  return nullptr;
+}
+
+class Inliner {
+ public:
+  Inliner(const OpRegistry& ops, GraphDef* out) : ops_(ops), out_(out) {}
+
+  absl::Status Emit(NodeDef node, int depth) {
+    ops_.AddDefaultAttrs(&node);
+    if (!IsFunctionCall(node, ops_)) {
+      *out_->add_node() = std::move(node);
+      return absl::OkStatus();
+    }
+    return Inline(node, depth);
+  }
+
+ private:
+  absl::Status Inline(const NodeDef& call, int depth) {
+    if (depth > kMaxCallDepth) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("function calls nested deeper than ", kMaxCallDepth, " at node '",
+                       call.name(), "'"));
+    }
+    const std::string* called = CalledFunctionName(call);
+    const std::string& fname = called != nullptr ? *called : call.op();
+    const FunctionDef* fn = ops_.FindFunction(fname);
+    if (fn == nullptr) {
+      return absl::NotFoundError(absl::StrCat("function '", fname, "' called by node '",
+                                              call.name(), "' is not in the graph's library"));
+    }
+    const auto& sig = fn->signature();
+    const std::string prefix = call.name() + "/";
+
+    std::vector<std::string> data_inputs;
+    std::vector<std::string> control_inputs;
+    for (const std::string& in : call.input()) {
+      (in.rfind('^', 0) == 0 ? control_inputs : data_inputs).push_back(in);
+    }
+    if (static_cast<int>(data_inputs.size()) != sig.input_arg_size()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "node '", call.name(), "' passes ", data_inputs.size(), " inputs to function '", fname,
+          "', which takes ", sig.input_arg_size()));
+    }
+    std::map<std::string, std::string> args;
+    for (int i = 0; i < sig.input_arg_size(); ++i) args[sig.input_arg(i).name()] = data_inputs[i];
+
+    std::string gate;
+    if (!control_inputs.empty()) {
+      NodeDef noop;
+      noop.set_name(prefix + "_call_control");
+      noop.set_op("NoOp");
+      for (const auto& c : control_inputs) noop.add_input(c);
+      gate = "^" + noop.name();
+      *out_->add_node() = std::move(noop);
+    }
+
+    std::map<std::string, NodeDef> body;  // original name -> node with defaults
+    for (const NodeDef& n : fn->node_def()) {
+      NodeDef copy = n;
+      ops_.AddDefaultAttrs(&copy);
+      body[n.name()] = std::move(copy);
+    }
+
+    auto resolve = [&](const std::string& ref) -> absl::StatusOr<std::string> {
+      if (!ref.empty() && ref[0] == '^') return "^" + prefix + ref.substr(1);
+      std::vector<std::string> parts = absl::StrSplit(ref, ':');
+      if (parts.size() == 1) {
+        auto it = args.find(ref);
+        if (it != args.end()) return it->second;
+        if (body.count(ref)) return prefix + ref;  // bare node name: output 0
+        return absl::InvalidArgumentError(absl::StrCat("function '", fname, "' refers to '", ref,
+                                                       "', which is neither an arg nor a node"));
+      }
+      int index = 0;
+      if (parts.size() == 3 && absl::SimpleAtoi(parts[2], &index)) {
+        auto it = body.find(parts[0]);
+        if (it == body.end()) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("function '", fname, "' refers to unknown node '", parts[0], "'"));
+        }
+        TENSORD_ASSIGN_OR_RETURN(int flat, ops_.OutputIndex(it->second, parts[1], index));
+        return absl::StrCat(prefix, parts[0], ":", flat);
+      }
+      if (parts.size() == 2 && absl::SimpleAtoi(parts[1], &index) && args.count(parts[0])) {
+        return absl::UnimplementedError(absl::StrCat(
+            "list-typed function argument reference '", ref, "' in function '", fname, "'"));
+      }
+      return absl::InvalidArgumentError(
+          absl::StrCat("cannot resolve reference '", ref, "' in function '", fname, "'"));
+    };
+
+    for (const NodeDef& n : fn->node_def()) {
+      NodeDef node = body[n.name()];
+      node.set_name(prefix + n.name());
+      node.clear_input();
+      for (const std::string& in : n.input()) {
+        TENSORD_ASSIGN_OR_RETURN(std::string resolved, resolve(in));
+        node.add_input(resolved);
+      }
+      if (!gate.empty()) node.add_input(gate);
+      if (node.device().empty()) node.set_device(call.device());
+      TENSORD_RETURN_IF_ERROR(Emit(std::move(node), depth + 1));
+    }
+
+    NodeDef result;
+    result.set_name(call.name());
+    result.set_device(call.device());
+    if (sig.output_arg_size() == 0) {
+      result.set_op("NoOp");
+    } else {
+      result.set_op("IdentityN");
+      auto* types = (*result.mutable_attr())["T"].mutable_list();
+      for (const auto& out : sig.output_arg()) {
+        auto ret = fn->ret().find(out.name());
+        if (ret == fn->ret().end()) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("function '", fname, "' has no ret for output '", out.name(), "'"));
+        }
+        TENSORD_ASSIGN_OR_RETURN(std::string resolved, resolve(ret->second));
+        result.add_input(resolved);
+        types->add_type(out.type());
+      }
+    }
+    for (const auto& [name, node] : fn->control_ret()) result.add_input("^" + prefix + node);
+    if (!gate.empty() && result.input_size() == 0) result.add_input(gate);
+    *out_->add_node() = std::move(result);
+    return absl::OkStatus();
+  }
+
+  const OpRegistry& ops_;
+  GraphDef* out_;
+};
+
+}  // namespace
+
+bool IsFunctionCall(const NodeDef& node, const OpRegistry& ops) {
+  if (CalledFunctionName(node) != nullptr) return true;
+  return ops.FindFunction(node.op()) != nullptr;
+}
+
+absl::StatusOr<GraphDef> InlineFunctions(const GraphDef& graph, const OpRegistry& ops) {
+  GraphDef out;
+  *out.mutable_versions() = graph.versions();
+  Inliner inliner(ops, &out);
+  for (const NodeDef& node : graph.node()) {
+    TENSORD_RETURN_IF_ERROR(inliner.Emit(node, 0));
+  }
+  return out;
+}
+
+}  // namespace tensord

@@ -1,0 +1,242 @@
+#include "runtime/saved_model/loader.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "google/protobuf/text_format.h"
+#include "runtime/graph/function_inliner.h"
+#include "runtime/graph/op_registry.h"
+#include "runtime/util/status_macros.h"
+
+namespace tensord {
+
+using ::tensorflow::MetaGraphDef;
+using ::tensorflow::SavedModel;
+using ::tensorflow::SignatureDef;
+
+namespace {
+
+bool FileExists(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+absl::StatusOr<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot open ", path));
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) return absl::DataLossError(absl::StrCat("error reading ", path));
+  return buffer.str();
+}
+
+// Collections store op names; the init op collections hold exactly one.
+absl::StatusOr<std::string> InitOpFromCollection(const MetaGraphDef& meta, const std::string& key) {
+  auto it = meta.collection_def().find(key);
+  if (it == meta.collection_def().end()) return std::string();
+  const auto& names = it->second.node_list().value();
+  if (names.size() != 1) {
+    return absl::FailedPreconditionError(absl::StrCat("collection '", key,
+                                                      "' must hold exactly one op, it has ",
+                                                      names.size()));
+  }
+  return names[0];
+}
+
+absl::StatusOr<std::string> FindInitOp(const MetaGraphDef& meta) {
+  auto sig = meta.signature_def().find(kInitOpSignature);
+  if (sig != meta.signature_def().end()) {
+    auto out = sig->second.outputs().find(kInitOpSignature);
+    if (out != sig->second.outputs().end()) return out->second.name();
+  }
+  TENSORD_ASSIGN_OR_RETURN(std::string main_op, InitOpFromCollection(meta, "saved_model_main_op"));
+  if (!main_op.empty()) return main_op;
+  return InitOpFromCollection(meta, "legacy_init_op");
+}
+
+// Feeds mapping each asset tensor to the asset's real path in this export.
+absl::StatusOr<std::vector<std::pair<std::string, Tensor>>> AssetFeeds(
+    const MetaGraphDef& meta, const std::string& export_dir) {
+  std::vector<::tensorflow::AssetFileDef> assets(meta.asset_file_def().begin(),
+                                                 meta.asset_file_def().end());
+  if (assets.empty()) {
+    auto it = meta.collection_def().find("saved_model_assets");
+    if (it != meta.collection_def().end()) {
+      for (const auto& any : it->second.any_list().value()) {
+        ::tensorflow::AssetFileDef asset;
+        if (!any.UnpackTo(&asset)) {
+          return absl::DataLossError(
+              "collection 'saved_model_assets' holds an entry that is not an AssetFileDef");
+        }
+        assets.push_back(asset);
+      }
+    }
+  }
+  std::vector<std::pair<std::string, Tensor>> feeds;
+  for (const auto& asset : assets) {
+    feeds.emplace_back(asset.tensor_info().name(),
+                       Tensor::Scalar<std::string>(export_dir + "/assets/" + asset.filename()));
+  }
+  return feeds;
+}
+
+std::string TagsString(const std::set<std::string>& tags) {
+  return absl::StrCat("{", absl::StrJoin(tags, ","), "}");
+}
+
+}  // namespace
+
+absl::StatusOr<SavedModel> ReadSavedModel(const std::string& export_dir) {
+  SavedModel model;
+  const std::string pb = export_dir + "/saved_model.pb";
+  const std::string pbtxt = export_dir + "/saved_model.pbtxt";
+  if (FileExists(pb)) {
+    TENSORD_ASSIGN_OR_RETURN(std::string bytes, ReadFile(pb));
+    google::protobuf::io::ArrayInputStream raw(bytes.data(), static_cast<int>(bytes.size()));
+    google::protobuf::io::CodedInputStream coded(&raw);
+    coded.SetTotalBytesLimit(INT32_MAX);
+    if (!model.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage()) {
+      return absl::DataLossError(absl::StrCat("cannot parse ", pb, ": not a valid SavedModel"));
+    }
+    return model;
+  }
+  if (FileExists(pbtxt)) {
+    TENSORD_ASSIGN_OR_RETURN(std::string text, ReadFile(pbtxt));
+    if (!google::protobuf::TextFormat::ParseFromString(text, &model)) {
+      return absl::DataLossError(absl::StrCat("cannot parse ", pbtxt, ": not a valid SavedModel"));
+    }
+    return model;
+  }
+  return absl::NotFoundError(absl::StrCat(
+      "Could not find SavedModel .pb or .pbtxt at supplied export directory path: ", export_dir));
+}
+
+absl::StatusOr<const MetaGraphDef*> FindMetaGraph(const SavedModel& saved_model,
+                                                  const std::set<std::string>& tags) {
+  std::vector<std::string> available;
+  for (const MetaGraphDef& meta : saved_model.meta_graphs()) {
+    std::set<std::string> meta_tags(meta.meta_info_def().tags().begin(),
+                                    meta.meta_info_def().tags().end());
+    if (meta_tags == tags) return &meta;
+    available.push_back(TagsString(meta_tags));
+  }
+  return absl::NotFoundError(absl::StrCat(
+      "Could not find meta graph def matching supplied tags: ", TagsString(tags),
+      ". Available tag sets: ", available.empty() ? "none" : absl::StrJoin(available, " ")));
+}
+
+absl::StatusOr<std::unique_ptr<SavedModelBundle>> SavedModelBundle::Load(
+    const std::string& export_dir, const LoadOptions& options) {
+  TENSORD_ASSIGN_OR_RETURN(SavedModel saved_model, ReadSavedModel(export_dir));
+  TENSORD_ASSIGN_OR_RETURN(const MetaGraphDef* meta, FindMetaGraph(saved_model, options.tags));
+
+  auto bundle = std::unique_ptr<SavedModelBundle>(new SavedModelBundle());
+  bundle->export_dir_ = export_dir;
+  bundle->meta_graph_ = *meta;
+  const MetaGraphDef& mg = bundle->meta_graph_;
+
+  OpRegistry ops(mg.meta_info_def().stripped_op_list(), mg.graph_def().library());
+  TENSORD_ASSIGN_OR_RETURN(::tensorflow::GraphDef graph, InlineFunctions(mg.graph_def(), ops));
+  TENSORD_ASSIGN_OR_RETURN(bundle->session_, NewSession(std::move(graph), options.session));
+
+  TENSORD_ASSIGN_OR_RETURN(auto asset_feeds, AssetFeeds(mg, export_dir));
+  std::vector<Tensor> unused;
+  const auto& saver = mg.saver_def();
+  const std::string prefix = export_dir + "/variables/variables";
+  if (!saver.restore_op_name().empty() && FileExists(prefix + ".index")) {
+    auto feeds = asset_feeds;
+    feeds.emplace_back(saver.filename_tensor_name(), Tensor::Scalar<std::string>(prefix));
+    absl::Status s = bundle->session_->Run(feeds, {}, {saver.restore_op_name()}, &unused);
+    if (!s.ok()) {
+      return absl::Status(s.code(), absl::StrCat("restoring variables of ", export_dir, ": ",
+                                                 s.message()));
+    }
+  }
+  TENSORD_ASSIGN_OR_RETURN(std::string init_op, FindInitOp(mg));
+  if (!init_op.empty()) {
+    absl::Status s = bundle->session_->Run(asset_feeds, {}, {init_op}, &unused);
+    if (!s.ok()) {
+      return absl::Status(s.code(), absl::StrCat("running init op '", init_op, "' of ",
+                                                 export_dir, ": ", s.message()));
+    }
+  }
+  return bundle;
+}
+
+std::map<std::string, SignatureDef> SavedModelBundle::signatures() const {
+  std::map<std::string, SignatureDef> out;
+  for (const auto& [key, sig] : meta_graph_.signature_def()) {
+    if (key != kInitOpSignature) out[key] = sig;
+  }
+  return out;
+}
+
+absl::StatusOr<std::map<std::string, Tensor>> SavedModelBundle::RunSignature(
+    const std::string& signature_key, const std::map<std::string, Tensor>& inputs,
+    const std::vector<std::string>& output_filter) const {
+  auto sig_it = meta_graph_.signature_def().find(signature_key);
+  if (sig_it == meta_graph_.signature_def().end() || signature_key == kInitOpSignature) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("Serving signature key \"", signature_key, "\" not found."));
+  }
+  const SignatureDef& sig = sig_it->second;
+
+  std::vector<std::pair<std::string, Tensor>> feeds;
+  for (const auto& [alias, tensor] : inputs) {
+    auto info = sig.inputs().find(alias);
+    if (info == sig.inputs().end()) {
+      std::vector<std::string> known;
+      for (const auto& [k, v] : sig.inputs()) known.push_back(k);
+      return absl::InvalidArgumentError(absl::StrCat(
+          "input '", alias, "' is not an input of signature '", signature_key,
+          "' (inputs: ", known.empty() ? "none" : absl::StrJoin(known, ", "), ")"));
+    }
+    if (info->second.encoding_case() != ::tensorflow::TensorInfo::kName) {
+      return absl::UnimplementedError(absl::StrCat("input '", alias,
+                                                   "' is a sparse or composite tensor"));
+    }
+    const DataType expected = BaseType(info->second.dtype());
+    if (expected != DT_INVALID && tensor.dtype() != expected) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "input '", alias, "' of signature '", signature_key, "' expects ",
+          DataTypeString(expected), " but got ", DataTypeString(tensor.dtype())));
+    }
+    feeds.emplace_back(info->second.name(), tensor);
+  }
+
+  std::vector<std::string> aliases;
+  std::vector<std::string> fetches;
+  if (output_filter.empty()) {
+    for (const auto& [alias, info] : sig.outputs()) aliases.push_back(alias);
+  } else {
+    aliases = output_filter;
+  }
+  for (const std::string& alias : aliases) {
+    auto info = sig.outputs().find(alias);
+    if (info == sig.outputs().end()) {
+      return absl::InvalidArgumentError(absl::StrCat("output '", alias,
+                                                     "' is not an output of signature '",
+                                                     signature_key, "'"));
+    }
+    if (info->second.encoding_case() != ::tensorflow::TensorInfo::kName) {
+      return absl::UnimplementedError(absl::StrCat("output '", alias,
+                                                   "' is a sparse or composite tensor"));
+    }
+    fetches.push_back(info->second.name());
+  }
+  std::vector<Tensor> values;
+  TENSORD_RETURN_IF_ERROR(session_->Run(feeds, fetches, {}, &values));
+  std::map<std::string, Tensor> out;
+  for (size_t i = 0; i < aliases.size(); ++i) out[aliases[i]] = std::move(values[i]);
+  return out;
+}
+
+}  // namespace tensord

@@ -1,0 +1,74 @@
+// Loading a SavedModel directory and running its signatures.
+//
+//   TENSORD_ASSIGN_OR_RETURN(auto bundle, SavedModelBundle::Load("/models/m/1", {}));
+//   TENSORD_ASSIGN_OR_RETURN(auto outputs, bundle->RunSignature("serving_default", {{"x", t}}));
+//
+// Load reads saved_model.pb (or saved_model.pbtxt), selects the MetaGraphDef whose tag set
+// equals options.tags exactly, inlines the function library, restores variables by running
+// the graph's own restore op fed with the variables prefix, and runs the init op with asset
+// paths fed. Every failure is a Status naming the file, tag set, node or op at fault.
+//
+// Thread safety: RunSignature may be called concurrently.
+#ifndef TENSORD_RUNTIME_SAVED_MODEL_LOADER_H_
+#define TENSORD_RUNTIME_SAVED_MODEL_LOADER_H_
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "protos/tensorflow/meta_graph.pb.h"
+#include "protos/tensorflow/saved_model.pb.h"
+#include "runtime/exec/session.h"
+#include "runtime/framework/tensor.h"
+
+namespace tensord {
+
+inline constexpr char kDefaultServingSignature[] = "serving_default";
+inline constexpr char kInitOpSignature[] = "__saved_model_init_op";
+
+// Reads and parses saved_model.pb / saved_model.pbtxt without loading anything else.
+absl::StatusOr<::tensorflow::SavedModel> ReadSavedModel(const std::string& export_dir);
+
+// The MetaGraphDef whose tag set equals `tags`, or NOT_FOUND listing the available tag sets.
+absl::StatusOr<const ::tensorflow::MetaGraphDef*> FindMetaGraph(
+    const ::tensorflow::SavedModel& saved_model, const std::set<std::string>& tags);
+
+struct LoadOptions {
+  // Tag set to select; must match a MetaGraphDef's tags exactly.
+  std::set<std::string> tags = {"serve"};
+  SessionOptions session;
+};
+
+class SavedModelBundle {
+ public:
+  static absl::StatusOr<std::unique_ptr<SavedModelBundle>> Load(const std::string& export_dir,
+                                                                const LoadOptions& options);
+
+  const std::string& export_dir() const { return export_dir_; }
+  const ::tensorflow::MetaGraphDef& meta_graph_def() const { return meta_graph_; }
+  // Signatures available for serving (the init-op pseudo-signature is excluded).
+  std::map<std::string, ::tensorflow::SignatureDef> signatures() const;
+
+  // Runs `signature_key` with inputs keyed by input alias. Returns the signature's outputs
+  // keyed by alias (only `output_filter` when non-empty). Unknown signature → NOT_FOUND style
+  // error; unknown alias, wrong dtype or missing required input → INVALID_ARGUMENT.
+  absl::StatusOr<std::map<std::string, Tensor>> RunSignature(
+      const std::string& signature_key, const std::map<std::string, Tensor>& inputs,
+      const std::vector<std::string>& output_filter = {}) const;
+
+  Session* session() const { return session_.get(); }
+
+ private:
+  SavedModelBundle() = default;
+
+  std::string export_dir_;
+  ::tensorflow::MetaGraphDef meta_graph_;
+  std::unique_ptr<Session> session_;
+};
+
+}  // namespace tensord
+
+#endif  // TENSORD_RUNTIME_SAVED_MODEL_LOADER_H_
