@@ -6,12 +6,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "runtime/framework/host_allocator.h"
 #include "runtime/framework/resource.h"
 
 namespace tensord {
 namespace {
-
-constexpr size_t kAlignment = 64;
 
 size_t ElementSize(DataType dtype) {
   if (dtype == DT_STRING) return sizeof(std::string);
@@ -24,8 +23,8 @@ class HostBuffer : public TensorBuffer {
  public:
   static std::shared_ptr<HostBuffer> Create(DataType dtype, int64_t n) {
     size_t bytes = ElementSize(dtype) * static_cast<size_t>(n);
-    size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
-    void* data = std::aligned_alloc(kAlignment, rounded == 0 ? kAlignment : rounded);
+    size_t capacity = 0;
+    void* data = HostAllocator::Global().Allocate(bytes, &capacity);
     if (data == nullptr) throw std::bad_alloc();
     if (dtype == DT_STRING) {
       auto* s = static_cast<std::string*>(data);
@@ -36,7 +35,7 @@ class HostBuffer : public TensorBuffer {
     } else {
       std::memset(data, 0, bytes);
     }
-    return std::shared_ptr<HostBuffer>(new HostBuffer(data, bytes, dtype, n));
+    return std::shared_ptr<HostBuffer>(new HostBuffer(data, bytes, capacity, dtype, n));
   }
 
   ~HostBuffer() override {
@@ -47,14 +46,15 @@ class HostBuffer : public TensorBuffer {
       auto* r = static_cast<ResourceHandle*>(data());
       for (int64_t i = 0; i < n_; ++i) r[i].~ResourceHandle();
     }
-    std::free(data());
+    HostAllocator::Global().Deallocate(data(), capacity_);
   }
 
   MemorySpace memory_space() const override { return MemorySpace::kHost; }
 
  private:
-  HostBuffer(void* data, size_t size, DataType dtype, int64_t n)
-      : TensorBuffer(data, size), dtype_(dtype), n_(n) {}
+  HostBuffer(void* data, size_t size, size_t capacity, DataType dtype, int64_t n)
+      : TensorBuffer(data, size), capacity_(capacity), dtype_(dtype), n_(n) {}
+  size_t capacity_;
   DataType dtype_;
   int64_t n_;
 };

@@ -1,0 +1,57 @@
+#include "runtime/framework/host_allocator.h"
+
+#include <cstdlib>
+
+namespace tensord {
+
+namespace {
+constexpr size_t kAlignment = 64;
+}  // namespace
+
+HostAllocator& HostAllocator::Global() {
+  static HostAllocator* allocator = new HostAllocator(Options());
+  return *allocator;
+}
+
+size_t HostAllocator::RoundUp(size_t bytes) {
+  if (bytes <= kAlignment) return kAlignment;
+  size_t power = 1;
+  while (power * 2 <= bytes) power *= 2;
+  const size_t step = power >= 4 * kAlignment ? power / 4 : kAlignment;
+  return (bytes + step - 1) / step * step;
+}
+
+void* HostAllocator::Allocate(size_t bytes, size_t* capacity) {
+  *capacity = RoundUp(bytes);
+  if (*capacity >= options_.min_cached_bytes) {
+    absl::MutexLock lock(&mu_);
+    auto it = free_.find(*capacity);
+    if (it != free_.end() && !it->second.empty()) {
+      void* ptr = it->second.back();
+      it->second.pop_back();
+      cached_ -= *capacity;
+      return ptr;
+    }
+  }
+  return std::aligned_alloc(kAlignment, *capacity);
+}
+
+void HostAllocator::Deallocate(void* ptr, size_t capacity) {
+  if (ptr == nullptr) return;
+  if (capacity >= options_.min_cached_bytes) {
+    absl::MutexLock lock(&mu_);
+    if (cached_ + capacity <= options_.max_cached_bytes) {
+      free_[capacity].push_back(ptr);
+      cached_ += capacity;
+      return;
+    }
+  }
+  std::free(ptr);
+}
+
+size_t HostAllocator::cached_bytes() const {
+  absl::MutexLock lock(&mu_);
+  return cached_;
+}
+
+}  // namespace tensord

@@ -1,0 +1,51 @@
+// HostAllocator: 64-byte aligned host memory with a cache of freed large blocks.
+//
+// Inference allocates the same activation sizes on every request; returning freed blocks to a
+// per-size free list makes later runs reuse them instead of mapping and faulting fresh pages.
+// Sizes are rounded up to quarter-power-of-two classes (at most 25% slack). Small blocks go
+// straight to malloc, which is already fast for them. The cache is bounded; beyond the bound
+// blocks are freed.
+//
+// Thread-safe.
+#ifndef TENSORD_RUNTIME_FRAMEWORK_HOST_ALLOCATOR_H_
+#define TENSORD_RUNTIME_FRAMEWORK_HOST_ALLOCATOR_H_
+
+#include <cstddef>
+#include <map>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+
+namespace tensord {
+
+class HostAllocator {
+ public:
+  struct Options {
+    // Blocks below this size are not cached.
+    size_t min_cached_bytes = 16 * 1024;
+    // Upper bound on bytes held in free lists.
+    size_t max_cached_bytes = size_t{1} << 30;
+  };
+
+  static HostAllocator& Global();
+  explicit HostAllocator(Options options) : options_(options) {}
+
+  // Returns a block of at least `bytes` (never null for bytes == 0) and its real capacity,
+  // which must be passed back to Deallocate. Returns null when memory is exhausted.
+  void* Allocate(size_t bytes, size_t* capacity);
+  void Deallocate(void* ptr, size_t capacity);
+
+  size_t cached_bytes() const;
+
+ private:
+  static size_t RoundUp(size_t bytes);
+
+  const Options options_;
+  mutable absl::Mutex mu_;
+  std::map<size_t, std::vector<void*>> free_ ABSL_GUARDED_BY(mu_);
+  size_t cached_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+}  // namespace tensord
+
+#endif  // TENSORD_RUNTIME_FRAMEWORK_HOST_ALLOCATOR_H_

@@ -1,0 +1,109 @@
+#include "runtime/framework/tensor.h"
+
+#include "gtest/gtest.h"
+#include "runtime/framework/tensor_proto.h"
+
+namespace tensord {
+namespace {
+
+TEST(TensorTest, ShapesAndSlicesShareTheBuffer) {
+  Tensor t(DT_FLOAT, {3, 2});
+  for (int i = 0; i < 6; ++i) t.data<float>()[i] = static_cast<float>(i);
+  EXPECT_EQ(t.NumElements(), 6);
+  EXPECT_EQ(t.TotalBytes(), 24u);
+  Tensor rows = t.Slice(1, 3);
+  EXPECT_EQ(rows.shape(), TensorShape({2, 2}));
+  EXPECT_EQ(rows.data<float>()[0], 2.0f);
+  EXPECT_TRUE(rows.SharesBufferWith(t));
+  EXPECT_FALSE(t.RefCountIsOne());
+  auto flat = t.Reshaped({6});
+  ASSERT_TRUE(flat.ok());
+  EXPECT_EQ(flat->flat<float>()(5), 5.0f);
+  EXPECT_FALSE(t.Reshaped({4}).ok());
+  Tensor copy = rows.DeepCopy();
+  EXPECT_FALSE(copy.SharesBufferWith(t));
+  EXPECT_EQ(copy.data<float>()[3], 5.0f);
+}
+
+TEST(TensorTest, StringsAreConstructedAndCopied) {
+  Tensor t(DT_STRING, {2});
+  EXPECT_EQ(t.data<std::string>()[1], "");
+  t.data<std::string>()[0] = std::string(100, 'x');
+  Tensor copy = t.DeepCopy();
+  EXPECT_EQ(copy.data<std::string>()[0].size(), 100u);
+  EXPECT_EQ(Tensor::Scalar<std::string>("hi").DebugString(), "string [] {\"hi\"}");
+}
+
+TEST(TensorProtoTest, TypedFieldsRepeatTheLastValue) {
+  ::tensorflow::TensorProto p;
+  p.set_dtype(DT_FLOAT);
+  p.mutable_tensor_shape()->add_dim()->set_size(4);
+  p.add_float_val(1.5f);
+  p.add_float_val(2.5f);
+  auto t = TensorFromProto(p);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->data<float>()[3], 2.5f);
+
+  p.clear_float_val();  // no values: zeros
+  t = TensorFromProto(p);
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->data<float>()[2], 0.0f);
+
+  for (int i = 0; i < 5; ++i) p.add_float_val(1);  // too many values
+  EXPECT_EQ(TensorFromProto(p).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(TensorProtoTest, RoundTripsEveryDtypeBothWays) {
+  for (DataType dt : {DT_FLOAT, DT_DOUBLE, DT_INT32, DT_INT64, DT_INT8, DT_INT16, DT_UINT8,
+                      DT_UINT16, DT_UINT32, DT_UINT64, DT_BOOL, DT_HALF, DT_BFLOAT16,
+                      DT_COMPLEX64}) {
+    SCOPED_TRACE(DataTypeString(dt));
+    Tensor t(dt, {3});
+    DispatchNumeric(dt, [&](auto tag) {
+      using T = decltype(tag);
+      for (int i = 0; i < 3; ++i) t.data<T>()[i] = static_cast<T>(i % 2 == 0 ? 1 : 0);
+    });
+    for (bool content : {true, false}) {
+      ::tensorflow::TensorProto p;
+      TensorToProto(t, &p, content);
+      auto back = TensorFromProto(p);
+      ASSERT_TRUE(back.ok()) << back.status();
+      EXPECT_EQ(back->dtype(), dt);
+      EXPECT_EQ(std::memcmp(back->raw_data(), t.raw_data(), t.TotalBytes()), 0);
+    }
+  }
+}
+
+TEST(TensorProtoTest, HalfBitsAndStringsAndBadContent) {
+  ::tensorflow::TensorProto p;
+  p.set_dtype(DT_HALF);
+  p.add_half_val(0x3c00);  // 1.0 in IEEE half
+  auto t = TensorFromProto(p);
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(static_cast<float>(t->scalar<Eigen::half>()), 1.0f);
+
+  ::tensorflow::TensorProto s;
+  s.set_dtype(DT_STRING);
+  s.mutable_tensor_shape()->add_dim()->set_size(2);
+  s.add_string_val("a");
+  s.add_string_val(std::string("b\0c", 3));
+  t = TensorFromProto(s);
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->data<std::string>()[1].size(), 3u);
+
+  ::tensorflow::TensorProto bad;
+  bad.set_dtype(DT_FLOAT);
+  bad.mutable_tensor_shape()->add_dim()->set_size(2);
+  bad.set_tensor_content("abc");
+  auto status = TensorFromProto(bad).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(status.message().find("needs 8"), std::string::npos) << status;
+
+  bad.mutable_tensor_shape()->mutable_dim(0)->set_size(-1);
+  EXPECT_FALSE(TensorFromProto(bad).ok());
+  bad.set_dtype(DT_VARIANT);
+  EXPECT_FALSE(TensorFromProto(bad).ok());
+}
+
+}  // namespace
+}  // namespace tensord
