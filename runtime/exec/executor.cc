@@ -24,6 +24,25 @@ struct Entry {
   std::shared_ptr<Var> ref;
 };
 
+// Yields precomputed tensors (see ConstantTable).
+class ConstantKernel : public OpKernel {
+ public:
+  ConstantKernel(OpKernelConstruction* c, const std::vector<Tensor>* values)
+      : OpKernel(c), values_(values) {}
+  absl::Status Compute(OpKernelContext* c) const override {
+    for (size_t i = 0; i < values_->size(); ++i) c->set_output(static_cast<int>(i), (*values_)[i]);
+    return absl::OkStatus();
+  }
+
+ private:
+  const std::vector<Tensor>* values_;
+};
+
+const KernelRegistration& ConstantRegistration() {
+  static const KernelRegistration* reg = new KernelRegistration{KernelDef("_Constant"), nullptr};
+  return *reg;
+}
+
 }  // namespace
 
 struct ExecutionPlan::Frame {
@@ -58,7 +77,13 @@ struct ExecutionPlan::Frame {
 
 absl::StatusOr<std::unique_ptr<ExecutionPlan>> ExecutionPlan::Build(
     const GraphDef& graph, const std::vector<std::string>& feeds,
-    const std::vector<std::string>& fetches, const std::vector<std::string>& targets) {
+    const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
+    const ConstantTable* constants) {
+  auto constant_of = [&](const std::string& name) -> const std::vector<Tensor>* {
+    if (constants == nullptr) return nullptr;
+    auto it = constants->find(name);
+    return it == constants->end() ? nullptr : &it->second;
+  };
   std::map<std::string, int> by_name;
   for (int i = 0; i < graph.node_size(); ++i) {
     if (!by_name.emplace(graph.node(i).name(), i).second) {
@@ -110,6 +135,7 @@ absl::StatusOr<std::unique_ptr<ExecutionPlan>> ExecutionPlan::Build(
   while (!queue.empty()) {
     const NodeDef& node = graph.node(queue.front());
     queue.pop_front();
+    if (constant_of(node.name()) != nullptr) continue;
     for (const std::string& in : node.input()) {
       TensorRef ref = ParseTensorRef(in);
       auto it = by_name.find(ref.node);
@@ -134,6 +160,7 @@ absl::StatusOr<std::unique_ptr<ExecutionPlan>> ExecutionPlan::Build(
     }
   };
   for (int p = 0; p < n; ++p) {
+    if (constant_of(plan->nodes_[p].def->name()) != nullptr) continue;
     for (const std::string& in : plan->nodes_[p].def->input()) {
       TensorRef ref = ParseTensorRef(in);
       if (!ref.is_control() && !fed.count(ref.ToString())) note_use(ref);
@@ -160,6 +187,12 @@ absl::StatusOr<std::unique_ptr<ExecutionPlan>> ExecutionPlan::Build(
   // Edges, kernels.
   for (int p = 0; p < n; ++p) {
     Node& node = plan->nodes_[p];
+    if (const std::vector<Tensor>* values = constant_of(node.def->name())) {
+      OpKernelConstruction construction(*node.def, DeviceType::kCpu);
+      node.kernel = std::make_unique<ConstantKernel>(&construction, values);
+      node.registration = &ConstantRegistration();
+      continue;
+    }
     for (const std::string& in : node.def->input()) {
       TensorRef ref = ParseTensorRef(in);
       const bool is_fed = !ref.is_control() && fed.count(ref.ToString());

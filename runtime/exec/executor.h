@@ -20,6 +20,7 @@
 #include "protos/tensorflow/graph.pb.h"
 #include "runtime/framework/device.h"
 #include "runtime/framework/kernel_registry.h"
+#include "runtime/exec/session.h"
 #include "runtime/framework/resource.h"
 
 namespace tensord {
@@ -33,10 +34,13 @@ struct ExecutionEnv {
 
 class ExecutionPlan {
  public:
-  // `graph` must outlive the plan (nodes are referenced, not copied).
+  // `graph` must outlive the plan (nodes are referenced, not copied). Nodes named in
+  // `constants` (may be null) yield those tensors instead of running a kernel, and their
+  // inputs are not needed.
   static absl::StatusOr<std::unique_ptr<ExecutionPlan>> Build(
       const ::tensorflow::GraphDef& graph, const std::vector<std::string>& feeds,
-      const std::vector<std::string>& fetches, const std::vector<std::string>& targets);
+      const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
+      const ConstantTable* constants = nullptr);
 
   // Runs the plan. `feeds` are in the order given to Build. Outputs follow `fetches`.
   absl::Status Run(const ExecutionEnv& env, const std::vector<Tensor>& feeds,

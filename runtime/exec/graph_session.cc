@@ -15,13 +15,18 @@ namespace {
 
 class GraphSession : public Session {
  public:
-  GraphSession(::tensorflow::GraphDef graph, const SessionOptions& options)
+  GraphSession(::tensorflow::GraphDef graph, const SessionOptions& options,
+               std::shared_ptr<ResourceMgr> resources,
+               std::shared_ptr<const ConstantTable> constants)
       : graph_(std::move(graph)),
+        resources_(resources != nullptr ? std::move(resources)
+                                         : std::make_shared<ResourceMgr>()),
+        constants_(std::move(constants)),
         cpu_(CpuDevice::Options{options.intra_op_threads}) {
     const int inter = options.inter_op_threads > 0 ? options.inter_op_threads
                                                    : std::min(4, AvailableCpus());
     if (inter > 1) inter_op_pool_ = std::make_unique<Eigen::ThreadPool>(inter);
-    env_.resource_mgr = &resources_;
+    env_.resource_mgr = resources_.get();
     env_.cpu = &cpu_;
     env_.inter_op_pool = inter_op_pool_.get();
   }
@@ -52,7 +57,8 @@ class GraphSession : public Session {
       if (it != plans_.end()) return it->second.get();
     }
     // Built outside the lock: kernel construction can be slow and other plans stay usable.
-    TENSORD_ASSIGN_OR_RETURN(auto plan, ExecutionPlan::Build(graph_, feeds, fetches, targets));
+    TENSORD_ASSIGN_OR_RETURN(auto plan, ExecutionPlan::Build(graph_, feeds, fetches, targets,
+                                                                  constants_.get()));
     absl::MutexLock lock(&mu_);
     auto& slot = plans_[key];
     if (slot == nullptr) slot = std::move(plan);
@@ -60,7 +66,8 @@ class GraphSession : public Session {
   }
 
   const ::tensorflow::GraphDef graph_;
-  ResourceMgr resources_;
+  std::shared_ptr<ResourceMgr> resources_;
+  std::shared_ptr<const ConstantTable> constants_;
   CpuDevice cpu_;
   std::unique_ptr<Eigen::ThreadPool> inter_op_pool_;
   ExecutionEnv env_;
@@ -70,9 +77,11 @@ class GraphSession : public Session {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<Session>> NewSession(::tensorflow::GraphDef graph,
-                                                    const SessionOptions& options) {
-  return std::unique_ptr<Session>(new GraphSession(std::move(graph), options));
+absl::StatusOr<std::unique_ptr<Session>> NewSession(
+    ::tensorflow::GraphDef graph, const SessionOptions& options,
+    std::shared_ptr<ResourceMgr> resources, std::shared_ptr<const ConstantTable> constants) {
+  return std::unique_ptr<Session>(new GraphSession(std::move(graph), options,
+                                                   std::move(resources), std::move(constants)));
 }
 
 }  // namespace tensord

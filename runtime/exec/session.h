@@ -9,6 +9,7 @@
 #ifndef TENSORD_RUNTIME_EXEC_SESSION_H_
 #define TENSORD_RUNTIME_EXEC_SESSION_H_
 
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -16,6 +17,7 @@
 
 #include "absl/status/statusor.h"
 #include "protos/tensorflow/graph.pb.h"
+#include "runtime/framework/resource.h"
 #include "runtime/framework/tensor.h"
 
 namespace tensord {
@@ -37,10 +39,19 @@ class Session {
                            std::vector<Tensor>* outputs) = 0;
 };
 
+// Precomputed outputs of nodes, keyed by node name: such a node runs no kernel and yields these
+// tensors (frozen variables, folded constants). The tensors share buffers with their source.
+using ConstantTable = std::map<std::string, std::vector<Tensor>>;
+
 // Creates a session over `graph`, which must have no function calls left to inline
 // (see runtime/graph/function_inliner.h). Kernels are created lazily, per plan.
-absl::StatusOr<std::unique_ptr<Session>> NewSession(::tensorflow::GraphDef graph,
-                                                    const SessionOptions& options);
+// `resources` may be shared with another session over a graph with the same variables, so
+// state restored by one is visible to the other; null creates a fresh one. `constants` may be
+// null.
+absl::StatusOr<std::unique_ptr<Session>> NewSession(
+    ::tensorflow::GraphDef graph, const SessionOptions& options,
+    std::shared_ptr<ResourceMgr> resources = nullptr,
+    std::shared_ptr<const ConstantTable> constants = nullptr);
 
 }  // namespace tensord
 

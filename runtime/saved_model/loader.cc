@@ -14,6 +14,7 @@
 #include "google/protobuf/text_format.h"
 #include "runtime/graph/function_inliner.h"
 #include "runtime/graph/op_registry.h"
+#include "runtime/saved_model/serving_optimizer.h"
 #include "runtime/util/status_macros.h"
 
 namespace tensord {
@@ -145,7 +146,10 @@ absl::StatusOr<std::unique_ptr<SavedModelBundle>> SavedModelBundle::Load(
 
   OpRegistry ops(mg.meta_info_def().stripped_op_list(), mg.graph_def().library());
   TENSORD_ASSIGN_OR_RETURN(::tensorflow::GraphDef graph, InlineFunctions(mg.graph_def(), ops));
-  TENSORD_ASSIGN_OR_RETURN(bundle->session_, NewSession(std::move(graph), options.session));
+  // Restore and init run in a load session; serving uses a second session over the same
+  // variables with the load-time optimisations applied.
+  auto resources = std::make_shared<ResourceMgr>();
+  TENSORD_ASSIGN_OR_RETURN(bundle->session_, NewSession(graph, options.session, resources));
 
   TENSORD_ASSIGN_OR_RETURN(auto asset_feeds, AssetFeeds(mg, export_dir));
   std::vector<Tensor> unused;
@@ -167,6 +171,23 @@ absl::StatusOr<std::unique_ptr<SavedModelBundle>> SavedModelBundle::Load(
       return absl::Status(s.code(), absl::StrCat("running init op '", init_op, "' of ",
                                                  export_dir, ": ", s.message()));
     }
+  }
+  if (options.optimize) {
+    std::vector<SignatureIo> io;
+    for (const auto& [key, sig] : bundle->signatures()) {
+      SignatureIo one;
+      for (const auto& [alias, info] : sig.inputs()) one.feeds.push_back(info.name());
+      for (const auto& [alias, info] : sig.outputs()) one.fetches.push_back(info.name());
+      io.push_back(std::move(one));
+    }
+    TENSORD_ASSIGN_OR_RETURN(
+        ServingOptimization optimized,
+        OptimizeForServing(graph, io, ops, bundle->session_.get(), ServingOptimizerOptions()));
+    bundle->frozen_variables_ = optimized.frozen_variables;
+    bundle->folded_nodes_ = optimized.folded_nodes;
+    TENSORD_ASSIGN_OR_RETURN(bundle->session_,
+                             NewSession(std::move(graph), options.session, resources,
+                                        std::move(optimized.constants)));
   }
   return bundle;
 }

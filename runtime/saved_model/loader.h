@@ -40,6 +40,9 @@ struct LoadOptions {
   // Tag set to select; must match a MetaGraphDef's tags exactly.
   std::set<std::string> tags = {"serve"};
   SessionOptions session;
+  // Freeze read-only variables and fold constants after init (runtime/saved_model/
+  // serving_optimizer.h). Off only for debugging.
+  bool optimize = true;
 };
 
 class SavedModelBundle {
@@ -61,12 +64,18 @@ class SavedModelBundle {
 
   Session* session() const { return session_.get(); }
 
+  // What load-time optimisation did (zero when LoadOptions::optimize was off).
+  int frozen_variables() const { return frozen_variables_; }
+  int folded_nodes() const { return folded_nodes_; }
+
  private:
   SavedModelBundle() = default;
 
   std::string export_dir_;
   ::tensorflow::MetaGraphDef meta_graph_;
   std::unique_ptr<Session> session_;
+  int frozen_variables_ = 0;
+  int folded_nodes_ = 0;
 };
 
 }  // namespace tensord
