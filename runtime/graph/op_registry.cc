@@ -11,7 +11,7 @@ OpRegistry::OpRegistry(const ::tensorflow::OpList& ops,
                        const ::tensorflow::FunctionDefLibrary& library) {
   for (const OpDef& op : ops.op()) ops_[op.name()] = op;
   for (const auto& fn : library.function()) {
-    functions_[fn.signature().name()] = &fn;
+    functions_[fn.signature().name()] = fn;
     ops_[fn.signature().name()] = fn.signature();
   }
 }
@@ -23,7 +23,7 @@ const OpDef* OpRegistry::Find(const std::string& op) const {
 
 const ::tensorflow::FunctionDef* OpRegistry::FindFunction(const std::string& name) const {
   auto it = functions_.find(name);
-  return it == functions_.end() ? nullptr : it->second;
+  return it == functions_.end() ? nullptr : &it->second;
 }
 
 void OpRegistry::AddDefaultAttrs(NodeDef* node) const {

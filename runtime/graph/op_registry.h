@@ -38,7 +38,7 @@ class OpRegistry {
 
  private:
   std::map<std::string, ::tensorflow::OpDef> ops_;
-  std::map<std::string, const ::tensorflow::FunctionDef*> functions_;
+  std::map<std::string, ::tensorflow::FunctionDef> functions_;
 };
 
 }  // namespace tensord
