@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
+#include "runtime/exec/placer.h"
 #include "runtime/graph/tensor_name.h"
 #include "runtime/util/status_macros.h"
 
@@ -78,7 +79,7 @@ struct ExecutionPlan::Frame {
 absl::StatusOr<std::unique_ptr<ExecutionPlan>> ExecutionPlan::Build(
     const GraphDef& graph, const std::vector<std::string>& feeds,
     const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
-    const ConstantTable* constants) {
+    const std::vector<DeviceType>& devices, const ConstantTable* constants) {
   auto constant_of = [&](const std::string& name) -> const std::vector<Tensor>* {
     if (constants == nullptr) return nullptr;
     auto it = constants->find(name);
@@ -206,11 +207,10 @@ absl::StatusOr<std::unique_ptr<ExecutionPlan>> ExecutionPlan::Build(
         ++node.num_in_edges;
       }
     }
-    auto reg = KernelRegistry::Global().Find(*node.def, DeviceType::kCpu);
-    if (!reg.ok()) return reg.status();
-    node.registration = *reg;
+    TENSORD_ASSIGN_OR_RETURN(node.device, PlaceNode(*node.def, devices));
+    TENSORD_ASSIGN_OR_RETURN(node.registration, KernelRegistry::Global().Find(*node.def, node.device));
     TENSORD_ASSIGN_OR_RETURN(node.kernel,
-                             KernelRegistry::Global().CreateKernel(*node.def, DeviceType::kCpu));
+                             KernelRegistry::Global().CreateKernel(*node.def, node.device));
   }
   for (const TensorRef& ref : fetch_refs) {
     const int slot = slot_of(ref);

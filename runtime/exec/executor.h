@@ -29,6 +29,8 @@ namespace tensord {
 struct ExecutionEnv {
   ResourceMgr* resource_mgr = nullptr;
   CpuDevice* cpu = nullptr;
+  // Device types nodes may be placed on, in preference order.
+  std::vector<DeviceType> devices = {DeviceType::kCpu};
   Eigen::ThreadPool* inter_op_pool = nullptr;  // null: run everything on the caller's thread
 };
 
@@ -40,7 +42,7 @@ class ExecutionPlan {
   static absl::StatusOr<std::unique_ptr<ExecutionPlan>> Build(
       const ::tensorflow::GraphDef& graph, const std::vector<std::string>& feeds,
       const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
-      const ConstantTable* constants = nullptr);
+      const std::vector<DeviceType>& devices, const ConstantTable* constants = nullptr);
 
   // Runs the plan. `feeds` are in the order given to Build. Outputs follow `fetches`.
   absl::Status Run(const ExecutionEnv& env, const std::vector<Tensor>& feeds,
@@ -53,6 +55,7 @@ class ExecutionPlan {
     const ::tensorflow::NodeDef* def = nullptr;
     std::unique_ptr<OpKernel> kernel;
     const KernelRegistration* registration = nullptr;
+    DeviceType device = DeviceType::kCpu;  // assigned by soft placement
     std::vector<int> input_slots;   // one per data input
     std::vector<int> successors;    // one entry per in-edge of the successor
     int first_output_slot = 0;

@@ -58,7 +58,7 @@ class GraphSession : public Session {
     }
     // Built outside the lock: kernel construction can be slow and other plans stay usable.
     TENSORD_ASSIGN_OR_RETURN(auto plan, ExecutionPlan::Build(graph_, feeds, fetches, targets,
-                                                                  constants_.get()));
+                                                                  env_.devices, constants_.get()));
     absl::MutexLock lock(&mu_);
     auto& slot = plans_[key];
     if (slot == nullptr) slot = std::move(plan);
