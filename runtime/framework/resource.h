@@ -11,6 +11,8 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <tuple>
+#include <typeinfo>
 #include <utility>
 
 #include "absl/status/statusor.h"
@@ -66,7 +68,8 @@ class ResourceHandle {
   std::shared_ptr<ResourceBase> resource_;
 };
 
-// Named resources of one session, keyed by (container, name).
+// Named resources of one session, keyed by (container, name, type) as in TensorFlow, so a
+// variable and a table may share a name.
 class ResourceMgr {
  public:
   // Returns the existing resource (which must be of type T) or creates it with `make`.
@@ -75,19 +78,19 @@ class ResourceMgr {
       const std::string& container, const std::string& name,
       const std::function<std::shared_ptr<T>()>& make) {
     absl::MutexLock lock(&mu_);
-    auto& slot = resources_[{container, name}];
+    auto& slot = resources_[{container, name, typeid(T).name()}];
     if (slot == nullptr) slot = make();
     auto typed = std::dynamic_pointer_cast<T>(slot);
     if (typed == nullptr) {
-      return absl::InvalidArgumentError("resource '" + name + "' exists with another type: " +
-                                        slot->DebugString());
+      return absl::InternalError("resource '" + name + "' could not be created");
     }
     return typed;
   }
 
  private:
   absl::Mutex mu_;
-  std::map<std::pair<std::string, std::string>, std::shared_ptr<ResourceBase>> resources_;
+  std::map<std::tuple<std::string, std::string, std::string>, std::shared_ptr<ResourceBase>>
+      resources_;
 };
 
 }  // namespace tensord

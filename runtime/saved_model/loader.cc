@@ -81,10 +81,14 @@ absl::StatusOr<std::vector<std::pair<std::string, Tensor>>> AssetFeeds(
       }
     }
   }
-  std::vector<std::pair<std::string, Tensor>> feeds;
+  // Exporters may list one asset tensor more than once; it is fed once.
+  std::map<std::string, std::string> paths;
   for (const auto& asset : assets) {
-    feeds.emplace_back(asset.tensor_info().name(),
-                       Tensor::Scalar<std::string>(export_dir + "/assets/" + asset.filename()));
+    paths[asset.tensor_info().name()] = export_dir + "/assets/" + asset.filename();
+  }
+  std::vector<std::pair<std::string, Tensor>> feeds;
+  for (const auto& [tensor, path] : paths) {
+    feeds.emplace_back(tensor, Tensor::Scalar<std::string>(path));
   }
   return feeds;
 }

@@ -1,0 +1,123 @@
+// ArgMax / ArgMin(input, dimension) with attr output_type (int32 or int64).
+//
+// Like TensorFlow's CPU kernel: the scan starts from (index 0, lowest value) for ArgMax
+// ((index 0, highest value) for ArgMin) and moves only on a strictly better value, so ties give
+// the lowest index and NaN never wins (all-NaN gives 0).
+#include <algorithm>
+#include <limits>
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "kernels/math/op_util.h"
+#include "runtime/framework/kernel_registry.h"
+#include "runtime/util/status_macros.h"
+
+namespace tensord {
+namespace math {
+namespace {
+
+struct ArgMaxTraits {
+  template <typename T>
+  static T Start() {
+    return std::numeric_limits<T>::lowest();
+  }
+  template <typename T>
+  static bool Better(const T& v, const T& best) {
+    return v > best;
+  }
+};
+
+struct ArgMinTraits {
+  template <typename T>
+  static T Start() {
+    return std::numeric_limits<T>::max();
+  }
+  template <typename T>
+  static bool Better(const T& v, const T& best) {
+    return v < best;
+  }
+};
+
+template <typename T, typename Out, typename Traits>
+class ArgOp : public OpKernel {
+ public:
+  explicit ArgOp(OpKernelConstruction* c) : OpKernel(c) {}
+
+  absl::Status Compute(OpKernelContext* c) const override {
+    TENSORD_RETURN_IF_ERROR(CheckInputType(c, 0, DataTypeToEnum<T>::value));
+    const Tensor& input = c->input(0);
+    TENSORD_ASSIGN_OR_RETURN(std::vector<int64_t> dim, ReadIndexValues(c, 1, "dimension"));
+    if (dim.size() != 1) {
+      return c->InvalidArgument(
+          absl::StrCat("dimension must be a scalar, got ", dim.size(), " values"));
+    }
+    const int rank = input.dims();
+    if (dim[0] < -rank || dim[0] >= rank) {
+      return c->InvalidArgument(absl::StrCat("Expected dimension in the range [", -rank, ", ", rank,
+                                             "), but got ", dim[0]));
+    }
+    const int axis = static_cast<int>(dim[0] < 0 ? dim[0] + rank : dim[0]);
+    TensorShape out_shape = input.shape();
+    out_shape.RemoveDim(axis);
+    const int64_t R = input.dim_size(axis);
+    if (R == 0 && out_shape.num_elements() > 0) {
+      return c->InvalidArgument(absl::StrCat("Reduction axis ", axis, " is empty in shape ",
+                                             input.shape().DebugString()));
+    }
+    Tensor* output = c->allocate_output(0, DataTypeToEnum<Out>::value, out_shape);
+    int64_t A = 1, B = 1;
+    for (int i = 0; i < axis; ++i) A *= input.dim_size(i);
+    for (int i = axis + 1; i < rank; ++i) B *= input.dim_size(i);
+    const T* in = input.data<T>();
+    Out* out = output->data<Out>();
+    // Each unit is one a: B running bests, updated row by row for contiguous reads.
+    c->eigen_cpu_device().parallelFor(
+        A, Eigen::TensorOpCost(R * B * sizeof(T), B * sizeof(Out), 2 * R * B),
+        [&](Eigen::Index begin, Eigen::Index end) {
+          std::unique_ptr<T[]> best(new T[B]);
+          for (Eigen::Index a = begin; a < end; ++a) {
+            Out* idx = out + a * B;
+            std::fill(best.get(), best.get() + B, Traits::template Start<T>());
+            std::fill(idx, idx + B, Out{0});
+            const T* slab = in + a * R * B;
+            for (int64_t r = 0; r < R; ++r) {
+              const T* row = slab + r * B;
+              for (int64_t b = 0; b < B; ++b) {
+                if (Traits::Better(row[b], best[b])) {
+                  best[b] = row[b];
+                  idx[b] = static_cast<Out>(r);
+                }
+              }
+            }
+          }
+        });
+    return absl::OkStatus();
+  }
+};
+
+#define REGISTER_ARG_OP(OP, TRAITS, T, OUT)                                              \
+  TENSORD_REGISTER_KERNEL(KernelDef(OP)                                                  \
+                              .Device(DeviceType::kCpu)                                  \
+                              .TypeConstraint("T", DataTypeToEnum<T>::value)             \
+                              .TypeConstraint("output_type", DataTypeToEnum<OUT>::value) \
+                              .HostMemoryInput(1),                                       \
+                          ArgOp<T, OUT, TRAITS>)
+
+#define REGISTER_ARG_OPS(T)                            \
+  REGISTER_ARG_OP("ArgMax", ArgMaxTraits, T, int32_t); \
+  REGISTER_ARG_OP("ArgMax", ArgMaxTraits, T, int64_t); \
+  REGISTER_ARG_OP("ArgMin", ArgMinTraits, T, int32_t); \
+  REGISTER_ARG_OP("ArgMin", ArgMinTraits, T, int64_t)
+
+REGISTER_ARG_OPS(float);
+REGISTER_ARG_OPS(double);
+REGISTER_ARG_OPS(int32_t);
+REGISTER_ARG_OPS(int64_t);
+REGISTER_ARG_OPS(bool);
+
+#undef REGISTER_ARG_OPS
+#undef REGISTER_ARG_OP
+
+}  // namespace
+}  // namespace math
+}  // namespace tensord
