@@ -47,7 +47,8 @@ absl::StatusOr<Outputs> RunRef(const ::tensorflow::NodeDef& node, std::vector<Te
   OpKernelContext ctx(std::move(params));
   absl::Status status = (*kernel)->Compute(&ctx);
   if (!status.ok()) return status;
-  return Outputs{ctx.outputs(), ctx.output_refs()};
+  return Outputs{{ctx.outputs().begin(), ctx.outputs().end()},
+                 {ctx.output_refs().begin(), ctx.output_refs().end()}};
 }
 
 std::shared_ptr<Var> MakeVariable(const std::string& name, DataType dtype,

@@ -20,6 +20,7 @@
 #ifndef TENSORD_RUNTIME_FRAMEWORK_OP_KERNEL_H_
 #define TENSORD_RUNTIME_FRAMEWORK_OP_KERNEL_H_
 
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -104,8 +105,9 @@ class OpKernelContext {
   // Output i is a reference edge to `var` (VariableV2, Assign's output_ref).
   void set_output_ref(int i, std::shared_ptr<Var> var);
 
-  std::vector<Tensor>& outputs() { return outputs_; }
-  std::vector<std::shared_ptr<Var>>& output_refs() { return output_refs_; }
+  // Deques, so pointers returned by allocate_output stay valid when a later call adds slots.
+  std::deque<Tensor>& outputs() { return outputs_; }
+  std::deque<std::shared_ptr<Var>>& output_refs() { return output_refs_; }
 
   ResourceMgr* resource_mgr() const { return params_.resource_mgr; }
   const Eigen::ThreadPoolDevice& eigen_cpu_device() const { return *params_.eigen_cpu_device; }
@@ -117,8 +119,8 @@ class OpKernelContext {
   void EnsureOutput(int i);
 
   Params params_;
-  std::vector<Tensor> outputs_;
-  std::vector<std::shared_ptr<Var>> output_refs_;
+  std::deque<Tensor> outputs_;
+  std::deque<std::shared_ptr<Var>> output_refs_;
 };
 
 class OpKernel {

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "runtime/framework/kernel_registry.h"
+#include "runtime/framework/tensor_proto.h"
 #include "runtime/graph/tensor_name.h"
 #include "runtime/util/status_macros.h"
 
@@ -111,7 +112,11 @@ class Optimizer {
     }
   }
 
+  // Reads every freezable variable in one run of the load session.
   absl::Status FreezeVariables() {
+    std::vector<std::pair<std::string, const NodeDef*>> reads;  // node to freeze, its variable
+    std::map<std::string, int> fetch_index;
+    std::vector<std::string> fetches;
     for (const std::string& name : closure_) {
       const NodeDef* node = Find(name);
       const NodeDef* var = nullptr;
@@ -124,14 +129,23 @@ class Optimizer {
         continue;
       }
       if (written_.count(var->name())) continue;
-      std::vector<Tensor> out;
-      if (!session_->Run({}, {var->name() + ":0"}, {}, &out).ok()) continue;
-      Tensor value = out[0];
+      reads.emplace_back(name, var);
+      if (fetch_index.emplace(var->name(), static_cast<int>(fetches.size())).second) {
+        fetches.push_back(var->name() + ":0");
+      }
+    }
+    if (fetches.empty()) return absl::OkStatus();
+    std::vector<Tensor> values;
+    // An uninitialized variable fails the read; then nothing is frozen and requests report
+    // the error as TF would.
+    if (!session_->Run({}, fetches, {}, &values).ok()) return absl::OkStatus();
+    for (const auto& [name, var] : reads) {
+      Tensor value = values[fetch_index[var->name()]];
       if (value.dtype() == DT_RESOURCE) {
         auto v = std::dynamic_pointer_cast<Var>(value.scalar<ResourceHandle>().resource());
         if (v == nullptr) continue;
         auto read = v->Read(var->name());
-        if (!read.ok()) continue;  // uninitialized: leave it to fail at run time as TF does
+        if (!read.ok()) continue;
         value = *read;
       }
       result_.constants->emplace(name, std::vector<Tensor>{value});
@@ -175,40 +189,63 @@ class Optimizer {
     return absl::OkStatus();
   }
 
+  // The value of output `index` of a constant-valued node.
+  absl::StatusOr<Tensor> ConstantOutput(const NodeDef& node, int index) {
+    auto table = result_.constants->find(node.name());
+    if (table != result_.constants->end()) {
+      if (index >= static_cast<int>(table->second.size())) {
+        return absl::OutOfRangeError("no such output");
+      }
+      return table->second[index];
+    }
+    auto cached = const_values_.find(node.name());
+    if (cached != const_values_.end()) return cached->second;
+    auto attr = node.attr().find("value");
+    if (attr == node.attr().end() || index != 0) return absl::OutOfRangeError("no such output");
+    TENSORD_ASSIGN_OR_RETURN(Tensor value, TensorFromProto(attr->second.tensor()));
+    const_values_[node.name()] = value;
+    return value;
+  }
+
+  // Evaluates the node's kernel once when it is stateless and all its inputs are constant.
+  // Nodes that cannot be evaluated simply stay in the graph: their error (with context)
+  // surfaces when a request runs them.
   absl::Status MaybeFold(const NodeDef& node) {
     if (NeverFold(node) || IsConstantValued(node) || node.input_size() == 0) return absl::OkStatus();
     const ::tensorflow::OpDef* def = ops_.Find(node.op());
     if (def == nullptr || def->is_stateful()) return absl::OkStatus();
     auto num_outputs = ops_.NumOutputs(node);
     if (!num_outputs.ok() || *num_outputs == 0) return absl::OkStatus();
-    std::vector<std::pair<std::string, Tensor>> feeds;
+    for (int i = 0; i < *num_outputs; ++i) {
+      if (fed_.count(absl::StrCat(node.name(), ":", i))) return absl::OkStatus();
+    }
+    OpKernelContext::Params params;
+    params.node_name = &node.name();
     for (const auto& in : node.input()) {
       TensorRef ref = ParseTensorRef(in);
       const NodeDef* producer = Find(ref.node);
       if (producer == nullptr || !IsConstantValued(*producer)) return absl::OkStatus();
       if (ref.is_control()) continue;
-      auto table = result_.constants->find(producer->name());
-      if (table != result_.constants->end()) {
-        if (ref.index >= static_cast<int>(table->second.size())) return absl::OkStatus();
-        feeds.emplace_back(ref.ToString(), table->second[ref.index]);
-      }
+      auto value = ConstantOutput(*producer, ref.index);
+      if (!value.ok()) return absl::OkStatus();
+      params.inputs.push_back(*std::move(value));
     }
-    std::vector<std::string> fetches;
-    for (int i = 0; i < *num_outputs; ++i) {
-      const std::string tensor = absl::StrCat(node.name(), ":", i);
-      if (fed_.count(tensor)) return absl::OkStatus();
-      fetches.push_back(tensor);
-    }
-    // Duplicate feeds (the same tensor used twice) are fed once.
-    std::map<std::string, Tensor> unique(feeds.begin(), feeds.end());
+    auto kernel = KernelRegistry::Global().CreateKernel(node, DeviceType::kCpu);
+    if (!kernel.ok()) return absl::OkStatus();
+    params.input_refs.resize(params.inputs.size());
+    params.num_outputs = *num_outputs;
+    params.resource_mgr = &scratch_resources_;
+    params.eigen_cpu_device = &cpu_.eigen_device();
+    OpKernelContext ctx(std::move(params));
+    if (!(*kernel)->Compute(&ctx).ok()) return absl::OkStatus();
     std::vector<Tensor> values;
-    if (!session_->Run({unique.begin(), unique.end()}, fetches, {}, &values).ok()) {
-      return absl::OkStatus();  // the error will surface (with context) when a request runs it
-    }
-    for (const Tensor& v : values) {
-      if (v.NumElements() > options_.max_folded_elements || v.dtype() == DT_RESOURCE) {
+    for (int i = 0; i < *num_outputs; ++i) {
+      const Tensor& v = ctx.outputs()[i];
+      if (!v.IsInitialized() || ctx.output_refs()[i] != nullptr || v.dtype() == DT_RESOURCE ||
+          v.NumElements() > options_.max_folded_elements) {
         return absl::OkStatus();
       }
+      values.push_back(v);
     }
     result_.constants->emplace(node.name(), std::move(values));
     ++result_.folded_nodes;
@@ -224,6 +261,9 @@ class Optimizer {
   std::set<std::string> fed_;
   std::set<std::string> written_;
   ServingOptimization result_;
+  std::map<std::string, Tensor> const_values_;
+  ResourceMgr scratch_resources_;
+  CpuDevice cpu_{CpuDevice::Options{}};
 };
 
 }  // namespace
