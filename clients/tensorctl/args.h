@@ -1,0 +1,43 @@
+// Command-line parsing for tensorctl. Flags take "--name value" or "--name=value".
+#ifndef TENSORD_CLIENTS_TENSORCTL_ARGS_H_
+#define TENSORD_CLIENTS_TENSORCTL_ARGS_H_
+
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace tensord {
+namespace tensorctl {
+
+struct InputSpec {
+  std::string alias;
+  std::string value;  // JSON text, or "@path" of an .npy file
+};
+
+struct Args {
+  enum class Command { kHelp, kInspect, kRun };
+  Command command = Command::kHelp;
+  std::string dir;
+  // Unset: inspect shows every meta graph; run uses {"serve"}.
+  std::optional<std::set<std::string>> tag_set;
+  bool json = false;                            // inspect
+  std::string signature_def = "serving_default";  // run
+  std::vector<InputSpec> inputs;                // run
+  std::string output_dir;                       // run
+};
+
+// Parses argv[1:]. Errors are usage errors (the caller exits with status 2).
+absl::StatusOr<Args> ParseArgs(const std::vector<std::string>& args);
+
+// "serve,gpu" -> {"serve", "gpu"}; "" -> {} (a meta graph without tags).
+std::set<std::string> ParseTagSet(const std::string& text);
+
+extern const char kUsage[];
+
+}  // namespace tensorctl
+}  // namespace tensord
+
+#endif  // TENSORD_CLIENTS_TENSORCTL_ARGS_H_

@@ -1,0 +1,96 @@
+#include "clients/tensorctl/cli.h"
+
+#include <map>
+#include <set>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "clients/common/json.h"
+#include "clients/tensorctl/args.h"
+#include "clients/tensorctl/inspect.h"
+#include "clients/tensorctl/run_io.h"
+#include "runtime/saved_model/loader.h"
+
+namespace tensord {
+namespace tensorctl {
+namespace {
+
+int Fail(std::ostream& err, const absl::Status& status, const std::string& context = "") {
+  err << "tensorctl: " << context << status.message() << "\n";
+  return 1;
+}
+
+int Inspect(const Args& args, std::ostream& out, std::ostream& err) {
+  absl::StatusOr<::tensorflow::SavedModel> saved_model = ReadSavedModel(args.dir);
+  if (!saved_model.ok()) return Fail(err, saved_model.status());
+  std::vector<const ::tensorflow::MetaGraphDef*> meta_graphs;
+  if (args.tag_set) {
+    absl::StatusOr<const ::tensorflow::MetaGraphDef*> meta =
+        FindMetaGraph(*saved_model, *args.tag_set);
+    if (!meta.ok()) return Fail(err, meta.status());
+    meta_graphs.push_back(*meta);
+  } else {
+    for (const auto& meta : saved_model->meta_graphs()) meta_graphs.push_back(&meta);
+  }
+  if (args.json) {
+    out << json::Write(InspectJson(meta_graphs), 2) << "\n";
+  } else {
+    out << InspectText(meta_graphs);
+  }
+  return 0;
+}
+
+int Run(const Args& args, std::ostream& out, std::ostream& err) {
+  // Bad JSON or .npy input fails before the model is loaded.
+  absl::StatusOr<std::vector<ParsedInput>> parsed = ReadInputs(args.inputs);
+  if (!parsed.ok()) return Fail(err, parsed.status());
+
+  LoadOptions options;
+  options.tags = args.tag_set.value_or(std::set<std::string>{"serve"});
+  absl::StatusOr<std::unique_ptr<SavedModelBundle>> bundle =
+      SavedModelBundle::Load(args.dir, options);
+  if (!bundle.ok()) return Fail(err, bundle.status(), "loading the SavedModel failed: ");
+
+  const std::map<std::string, ::tensorflow::SignatureDef> signatures = (*bundle)->signatures();
+  absl::StatusOr<const ::tensorflow::SignatureDef*> signature =
+      FindSignature(signatures, args.signature_def);
+  if (!signature.ok()) return Fail(err, signature.status());
+
+  absl::StatusOr<std::map<std::string, Tensor>> inputs =
+      BuildInputs(args.signature_def, **signature, *parsed);
+  if (!inputs.ok()) return Fail(err, inputs.status());
+
+  absl::StatusOr<std::map<std::string, Tensor>> outputs =
+      (*bundle)->RunSignature(args.signature_def, *inputs);
+  if (!outputs.ok()) {
+    return Fail(err, outputs.status(),
+                absl::StrCat("running signature '", args.signature_def, "' failed: "));
+  }
+
+  absl::StatusOr<std::string> text = args.output_dir.empty()
+                                         ? OutputsJson(*outputs)
+                                         : WriteOutputs(*outputs, args.output_dir);
+  if (!text.ok()) return Fail(err, text.status());
+  out << *text << "\n";
+  return 0;
+}
+
+}  // namespace
+
+int RunCli(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
+  absl::StatusOr<Args> args = ParseArgs(argv);
+  if (!args.ok()) {
+    err << "tensorctl: " << args.status().message() << "\n"
+        << "Run 'tensorctl --help' for usage.\n";
+    return 2;
+  }
+  switch (args->command) {
+    case Args::Command::kHelp: out << kUsage; return 0;
+    case Args::Command::kInspect: return Inspect(*args, out, err);
+    case Args::Command::kRun: return Run(*args, out, err);
+  }
+  return 2;
+}
+
+}  // namespace tensorctl
+}  // namespace tensord
