@@ -27,7 +27,11 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TENSORCTL = os.environ.get("TENSORCTL",
                            os.path.join(REPO, "bazel-bin", "clients", "tensorctl", "tensorctl"))
 TFSERVING = os.environ.get("TFSERVING_TESTDATA",
-                           os.path.join(os.path.dirname(REPO), "shared", "testdata", "tfserving"))
+                           os.path.join(os.environ.get("TENSORD_SHARED_DIR",
+                                                       os.path.join(os.path.dirname(REPO), "shared")),
+                                        "testdata", "tfserving"))
+# Extra generated model directories to check, e.g. the full-size (224x224) CNNs.
+EXTRA_MODELS = os.environ.get("TENSORD_EXTRA_MODELS", "")
 SERVABLES = os.path.join(TFSERVING, "servables", "tensorflow", "testdata")
 KERAS_MLP = os.path.join(REPO, "tests", "testdata", "keras_mlp", "1")
 
@@ -53,8 +57,12 @@ def ok_json(result):
 
 def _golden_params():
     params = []
-    for group in ("testdata", "generated"):
-        pattern = os.path.join(REPO, "tests", group, "*", "golden", "cases.json")
+    groups = [("testdata", os.path.join(REPO, "tests", "testdata")),
+              ("generated", os.path.join(REPO, "tests", "generated"))]
+    if EXTRA_MODELS:
+        groups.append(("extra", EXTRA_MODELS))
+    for group, base in groups:
+        pattern = os.path.join(base, "*", "golden", "cases.json")
         for cases_json in sorted(glob.glob(pattern)):
             with open(cases_json) as f:
                 spec = json.load(f)
