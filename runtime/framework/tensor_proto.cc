@@ -1,6 +1,7 @@
 #include "runtime/framework/tensor_proto.h"
 
 #include <cstring>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "runtime/util/status_macros.h"
@@ -109,6 +110,38 @@ absl::Status FillTyped(const TensorProto& p, Tensor* t) {
   }
 }
 
+// String tensors packed into tensor_content: N varint32 lengths, then the bytes back to back.
+absl::Status ParseStringContent(const std::string& content, Tensor* t) {
+  const int64_t n = t->NumElements();
+  size_t pos = 0;
+  std::vector<uint32_t> lengths(n);
+  for (int64_t i = 0; i < n; ++i) {
+    uint32_t value = 0;
+    int shift = 0;
+    while (true) {
+      if (pos >= content.size() || shift > 28) {
+        return absl::InvalidArgumentError("TensorProto string tensor_content is truncated");
+      }
+      const uint8_t byte = static_cast<uint8_t>(content[pos++]);
+      value |= static_cast<uint32_t>(byte & 0x7f) << shift;
+      if ((byte & 0x80) == 0) break;
+      shift += 7;
+    }
+    lengths[i] = value;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    if (content.size() - pos < lengths[i]) {
+      return absl::InvalidArgumentError("TensorProto string tensor_content is truncated");
+    }
+    t->data<std::string>()[i] = content.substr(pos, lengths[i]);
+    pos += lengths[i];
+  }
+  if (pos != content.size()) {
+    return absl::InvalidArgumentError("TensorProto string tensor_content has trailing bytes");
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<Tensor> TensorFromProto(const TensorProto& proto) {
@@ -127,6 +160,10 @@ absl::StatusOr<Tensor> TensorFromProto(const TensorProto& proto) {
           shape.DebugString(), " of ", DataTypeString(dtype), " needs ", expected));
     }
     if (expected > 0) std::memcpy(t.raw_data(), proto.tensor_content().data(), expected);
+    return t;
+  }
+  if (!proto.tensor_content().empty()) {
+    TENSORD_RETURN_IF_ERROR(ParseStringContent(proto.tensor_content(), &t));
     return t;
   }
   TENSORD_RETURN_IF_ERROR(FillTyped(proto, &t));

@@ -91,6 +91,17 @@ TEST(TensorProtoTest, HalfBitsAndStringsAndBadContent) {
   ASSERT_TRUE(t.ok());
   EXPECT_EQ(t->data<std::string>()[1].size(), 3u);
 
+  ::tensorflow::TensorProto packed;  // strings in tensor_content: varint lengths, then bytes
+  packed.set_dtype(DT_STRING);
+  packed.mutable_tensor_shape()->add_dim()->set_size(2);
+  packed.set_tensor_content(std::string("\x02\x03" "abxyz", 7));
+  t = TensorFromProto(packed);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->data<std::string>()[0], "ab");
+  EXPECT_EQ(t->data<std::string>()[1], "xyz");
+  packed.set_tensor_content(std::string("\x02\x09" "abxyz", 7));
+  EXPECT_EQ(TensorFromProto(packed).status().code(), absl::StatusCode::kInvalidArgument);
+
   ::tensorflow::TensorProto bad;
   bad.set_dtype(DT_FLOAT);
   bad.mutable_tensor_shape()->add_dim()->set_size(2);
