@@ -2,7 +2,7 @@
 """Side-by-side latency of tensord, TensorFlow, ONNX Runtime and OpenVINO on the test models.
 
 Each runtime runs the same SavedModel signature on the same golden inputs, single request at a
-time (batch as stored in the golden case), after warm-up. ONNX models are converted from the
+time (batch as stored in the golden case), after warm-up, each in its own process. ONNX models are converted from the
 SavedModel with tf2onnx; OpenVINO reads the SavedModel directly. Results are printed as a
 Markdown table with latency ratios relative to tensord (>1 means tensord is faster) and can be
 appended to tests/bench/REPORT.md with --report.
@@ -105,6 +105,39 @@ def bench_openvino(model_root, signature, inputs, iterations, warmup):
     return result
 
 
+WORKERS = {"tensorflow": bench_tensorflow, "onnxruntime": bench_onnxruntime,
+           "openvino": bench_openvino}
+
+
+def run_worker(runtime, root, args, workdir):
+    """Measures one runtime in a fresh process: runtimes that keep spinning thread pools after a
+    call (TensorFlow's, for one) would otherwise steal the CPUs from the next measurement."""
+    cmd = [sys.executable, os.path.abspath(__file__), "--worker", runtime, root, "--iterations",
+           str(args.iterations), "--warmup", str(args.warmup), "--workdir", workdir]
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    lines = [l for l in out.stdout.splitlines() if l.startswith("{")]
+    if out.returncode != 0 or not lines:
+        return {"error": (out.stderr.strip().splitlines() or ["failed"])[-1][:160]}
+    return json.loads(lines[-1])
+
+
+def worker_main(argv):
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--worker", nargs=2)
+    parser.add_argument("--iterations", type=int)
+    parser.add_argument("--warmup", type=int)
+    parser.add_argument("--workdir")
+    args = parser.parse_args(argv)
+    runtime, root = args.worker
+    signature, inputs = load_case(root)
+    fn = WORKERS[runtime]
+    if runtime == "onnxruntime":
+        result = fn(root, signature, inputs, args.iterations, args.warmup, args.workdir)
+    else:
+        result = fn(root, signature, inputs, args.iterations, args.warmup)
+    print(json.dumps(result))
+
+
 def machine():
     cpu = platform.processor() or "unknown CPU"
     try:
@@ -119,6 +152,8 @@ def machine():
 
 
 def main():
+    if "--worker" in sys.argv:
+        return worker_main(sys.argv[1:])
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", nargs="+", default=["keras_mlp", "cnn_small", "mobilenet_v2",
                                                          "resnet50", "efficientnet_b0",
@@ -138,20 +173,10 @@ def main():
             except SystemExit as e:
                 print(e, file=sys.stderr)
                 continue
-            signature, inputs = load_case(root)
+            _, inputs = load_case(root)
             results = {"tensord": bench_tensord(root, args.iterations, args.warmup)}
-            for runtime, fn in [
-                ("tensorflow", lambda: bench_tensorflow(root, signature, inputs, args.iterations,
-                                                        args.warmup)),
-                ("onnxruntime", lambda: bench_onnxruntime(root, signature, inputs,
-                                                          args.iterations, args.warmup, workdir)),
-                ("openvino", lambda: bench_openvino(root, signature, inputs, args.iterations,
-                                                    args.warmup)),
-            ]:
-                try:
-                    results[runtime] = fn()
-                except Exception as e:  # a runtime that cannot run a model is reported, not fatal
-                    results[runtime] = {"error": f"{type(e).__name__}: {str(e)[:120]}"}
+            for runtime in ["tensorflow", "onnxruntime", "openvino"]:
+                results[runtime] = run_worker(runtime, root, args, workdir)
             shape = {k: list(v.shape) for k, v in inputs.items()}
             rows.append((name, shape, results))
             print(json.dumps({"model": name, "inputs": shape, "results": results}), flush=True)
