@@ -2,7 +2,8 @@
 #
 #   make test    install what is missing, run the C++ tests (bazel test //...), generate the large
 #                test models if missing, then the end-to-end tests (pytest tests/)
-#   make serve   build tensorctl and run the bundled demo model
+#   make serve   build, run the bundled demo model with tensorctl, then start the tensord daemon
+#                on it (gRPC, port 8500) and print how to call it
 #   make build   build everything (bazel build //...)
 #   make deps    only install the Debian and Python packages that are missing
 #
@@ -18,13 +19,14 @@ BAZEL_TEST_FLAGS ?=
 PYTEST_FLAGS ?=
 
 TENSORCTL := bazel-bin/clients/tensorctl/tensorctl
+SERVE_PORT ?= 8500
 DEMO_MODEL := tests/testdata/keras_mlp/1
 DEMO_INPUT := features=[[0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 1.4, 1.5]]
 
 APT_PACKAGES := bazel-bootstrap bazel-rules-java libgrpc++-dev protobuf-compiler-grpc \
 	libprotobuf-dev protobuf-compiler libabsl-dev libeigen3-dev libgtest-dev libgmock-dev \
 	libbenchmark-dev libsnappy-dev libre2-dev libicu-dev pkg-config
-PYTHON_MODULES := tensorflow numpy pytest
+PYTHON_MODULES := tensorflow numpy pytest grpc tensorflow_serving
 
 # Reference data beside the checkout (../shared: TF Serving's test models). Suites that read it
 # run in addition whenever it is present; a user's clone has none.
@@ -65,6 +67,9 @@ deps-python:
 	    || { $(SUDO) apt-get update -qq && $(APT_INSTALL) python3-pip; }; \
 	  $(PYTHON) -m pip install -q -r tests/requirements.txt \
 	    || $(PYTHON) -m pip install -q --break-system-packages -r tests/requirements.txt; \
+	  $(PYTHON) -m pip install -q --no-deps -r tests/requirements-nodeps.txt \
+	    || $(PYTHON) -m pip install -q --no-deps --break-system-packages \
+	         -r tests/requirements-nodeps.txt; \
 	fi
 
 build: deps-apt
@@ -94,18 +99,15 @@ models:
 	  $(PYTHON) tests/models/generate.py --out tests/generated --only $$missing; \
 	fi
 
-serve: deps-apt
-	$(BAZEL) build //clients/tensorctl:tensorctl
-	@echo
-	@echo "== $(TENSORCTL) inspect $(DEMO_MODEL) --tag_set serve"
-	@$(TENSORCTL) inspect $(DEMO_MODEL) --tag_set serve
+serve: deps
+	$(BAZEL) build //clients/tensorctl:tensorctl //server:tensord
 	@echo
 	@echo "== $(TENSORCTL) run $(DEMO_MODEL) --input '$(DEMO_INPUT)'"
 	@$(TENSORCTL) run $(DEMO_MODEL) --input '$(DEMO_INPUT)'
 	@echo
-	@echo "tensorctl runs any TensorFlow SavedModel directory:"
-	@echo "  $(TENSORCTL) inspect DIR [--json]"
-	@echo "  $(TENSORCTL) run DIR [--signature_def KEY] --input 'ALIAS=[[1.0, 2.0]]' ..."
-	@echo "  $(TENSORCTL) run DIR --input ALIAS=@in.npy --output_dir out/"
-	@echo "The gRPC/REST model server (the tensorflow_model_server replacement) is not built yet"
-	@echo "(issue 3); until then tensorctl is the way to call a model."
+	@echo "== starting tensord (gRPC on port $(SERVE_PORT)) with $(dir $(DEMO_MODEL)) as model 'mlp'."
+	@echo "Call it from another shell with TF Serving's official Python client:"
+	@echo "  python3 clients/python/predict.py --server localhost:$(SERVE_PORT) --model mlp --input '$(DEMO_INPUT)'"
+	@echo "Stop it with Ctrl-C. (REST and the tensorctl gRPC commands come with the rest of issue 3.)"
+	@echo
+	bazel-bin/server/tensord --port=$(SERVE_PORT) --model_name=mlp --model_base_path=$(abspath $(dir $(DEMO_MODEL)))

@@ -1,0 +1,125 @@
+#include "server/model/model_manager.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+namespace tensord {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A fresh base path under TEST_TMPDIR with version dirs made of the committed keras_mlp model
+// (symlinked) and bad versions (empty directories: no saved_model.pb).
+fs::path MakeBase(const std::string& name) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  fs::path base = fs::path(tmp != nullptr ? tmp : "/tmp") / name;
+  fs::remove_all(base);
+  fs::create_directories(base);
+  return base;
+}
+
+void LinkGood(const fs::path& base, const std::string& version) {
+  fs::create_directory_symlink(fs::absolute("tests/testdata/keras_mlp/1"), base / version);
+}
+
+TEST(ModelManagerTest, ScanFindsNumericDirsOnly) {
+  fs::path base = MakeBase("scan");
+  fs::create_directories(base / "00000123");
+  fs::create_directories(base / "7");
+  fs::create_directories(base / "tmp");
+  fs::create_directories(base / "12a");
+  std::ofstream(base / "99") << "file, not dir";
+  auto dirs = ScanVersionDirs(base.string());
+  ASSERT_TRUE(dirs.ok()) << dirs.status();
+  ASSERT_EQ(dirs->size(), 2u);
+  EXPECT_EQ((*dirs)[0].first, 7);
+  EXPECT_EQ((*dirs)[1].first, 123);
+  EXPECT_EQ(ScanVersionDirs((base / "missing").string()).status().code(),
+            absl::StatusCode::kNotFound);
+}
+
+TEST(ModelManagerTest, LoadsHighestVersionOnly) {
+  fs::path base = MakeBase("highest");
+  LinkGood(base, "1");
+  LinkGood(base, "3");
+  ModelManager manager;
+  ASSERT_TRUE(manager.AddModel("mlp", base.string()).ok());
+  auto handle = manager.GetServable("mlp", std::nullopt);
+  ASSERT_TRUE(handle.ok()) << handle.status();
+  EXPECT_EQ(handle->version, 3);
+  EXPECT_NE(handle->bundle, nullptr);
+  auto status = manager.GetVersionStatus("mlp", std::nullopt);
+  ASSERT_TRUE(status.ok());
+  ASSERT_EQ(status->size(), 1u);
+  EXPECT_EQ((*status)[0].state, VersionState::kAvailable);
+  auto v1 = manager.GetServable("mlp", 1);
+  EXPECT_EQ(v1.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(v1.status().message(), "Servable not found for request: Specific(mlp, 1)");
+}
+
+TEST(ModelManagerTest, BadVersionEndsWithErrorAndOthersServe) {
+  fs::path base = MakeBase("bad");
+  LinkGood(base, "1");
+  fs::create_directories(base / "5");  // no saved_model.pb
+  ModelManagerOptions options;
+  options.num_versions = 2;
+  ModelManager manager(options);
+  ASSERT_TRUE(manager.AddModel("m", base.string()).ok());
+  auto status = manager.GetVersionStatus("m", std::nullopt);
+  ASSERT_TRUE(status.ok());
+  ASSERT_EQ(status->size(), 2u);
+  EXPECT_EQ((*status)[0].version, 5);  // descending
+  EXPECT_EQ((*status)[0].state, VersionState::kEnd);
+  EXPECT_FALSE((*status)[0].status.ok());
+  EXPECT_EQ((*status)[1].version, 1);
+  EXPECT_EQ((*status)[1].state, VersionState::kAvailable);
+  auto handle = manager.GetServable("m", std::nullopt);
+  ASSERT_TRUE(handle.ok());
+  EXPECT_EQ(handle->version, 1);
+}
+
+TEST(ModelManagerTest, OnlyBadVersionMeansNotFound) {
+  fs::path base = MakeBase("onlybad");
+  LinkGood(base, "1");
+  fs::create_directories(base / "2");
+  ModelManager manager;  // num_versions = 1: only 2 is tried
+  ASSERT_TRUE(manager.AddModel("m", base.string()).ok());
+  auto handle = manager.GetServable("m", std::nullopt);
+  EXPECT_EQ(handle.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(handle.status().message(), "Servable not found for request: Latest(m)");
+  auto one = manager.GetVersionStatus("m", 1);
+  EXPECT_EQ(one.status().message(), "Could not find version 1 of model m");
+}
+
+TEST(ModelManagerTest, UnknownAndDuplicateModels) {
+  ModelManager manager;
+  EXPECT_EQ(manager.GetServable("nope", std::nullopt).status().code(),
+            absl::StatusCode::kNotFound);
+  EXPECT_EQ(manager.GetVersionStatus("nope", std::nullopt).status().message(),
+            "Could not find any versions of model nope");
+  EXPECT_EQ(manager.AddModel("x", "/nonexistent/path").code(), absl::StatusCode::kNotFound);
+  fs::path base = MakeBase("dup");
+  LinkGood(base, "1");
+  ASSERT_TRUE(manager.AddModel("m", base.string()).ok());
+  EXPECT_EQ(manager.AddModel("m", base.string()).code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(manager.ModelNames(), std::vector<std::string>{"m"});
+}
+
+TEST(ModelManagerTest, HandleOutlivesLookup) {
+  fs::path base = MakeBase("refcount");
+  LinkGood(base, "1");
+  std::shared_ptr<const SavedModelBundle> held;
+  {
+    ModelManager manager;
+    ASSERT_TRUE(manager.AddModel("m", base.string()).ok());
+    held = manager.GetServable("m", std::nullopt)->bundle;
+  }
+  ASSERT_NE(held, nullptr);
+  EXPECT_FALSE(held->signatures().empty());
+}
+
+}  // namespace
+}  // namespace tensord
