@@ -20,6 +20,15 @@ Commands:
       '[[1.0], [2.0]]', converted to the input's declared dtype (strings for DT_STRING, also
       {"b64": "..."}), or @FILE.npy. Prints {"outputs": {ALIAS: VALUE, ...}}; with
       --output_dir, writes D/ALIAS.npy for each output instead.
+  predict --server HOST:PORT --model NAME [--version N] [--signature_def KEY]
+          [--input ALIAS=VALUE ...] [--output_filter A,B]
+      Call PredictionService.Predict on a TF Serving-compatible gRPC server. The inputs' dtypes
+      come from GetModelMetadata; VALUE is as for run. Prints
+      {"model_spec": {"name", "version", "signature_name"}, "outputs": {ALIAS: VALUE, ...}}.
+  metadata --server HOST:PORT --model NAME [--version N]
+      Print the model's SignatureDefMap (GetModelMetadata) as JSON.
+  status --server HOST:PORT --model NAME [--version N]
+      Print ModelService.GetModelStatus as JSON.
 
 Flags:
   --tag_set TAGS        comma-separated tags of the meta graph (run default: serve)
@@ -27,9 +36,15 @@ Flags:
   --input ALIAS=VALUE   one input; repeat for several
   --output_dir D        directory for the outputs' .npy files (created if missing)
   --json                inspect: machine-readable JSON
+  --server HOST:PORT    gRPC server of predict, metadata and status
+  --model NAME          model name on the server
+  --version N           model version (default: the server's latest)
+  --output_filter A,B   predict: only these outputs
+  --timeout_ms MS       gRPC deadline per call (default: 30000)
   -h, --help            show this help
 
-Exit status: 0 on success, 1 on errors, 2 on usage errors.
+Exit status: 0 on success, 1 on errors (server errors print "tensorctl: <gRPC code>: <message>"),
+2 on usage errors.
 )";
 
 std::set<std::string> ParseTagSet(const std::string& text) {

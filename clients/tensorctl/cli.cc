@@ -8,6 +8,7 @@
 #include "clients/common/json.h"
 #include "clients/tensorctl/args.h"
 #include "clients/tensorctl/inspect.h"
+#include "clients/tensorctl/remote.h"
 #include "clients/tensorctl/run_io.h"
 #include "runtime/saved_model/loader.h"
 
@@ -78,6 +79,15 @@ int Run(const Args& args, std::ostream& out, std::ostream& err) {
 }  // namespace
 
 int RunCli(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
+  if (!argv.empty() && IsServerCommand(argv[0])) {
+    absl::StatusOr<ServerArgs> server_args = ParseServerArgs(argv);
+    if (!server_args.ok()) {
+      err << "tensorctl: " << server_args.status().message() << "\n"
+          << "Run 'tensorctl --help' for usage.\n";
+      return 2;
+    }
+    return RunServerCommand(*server_args, out, err);
+  }
   absl::StatusOr<Args> args = ParseArgs(argv);
   if (!args.ok()) {
     err << "tensorctl: " << args.status().message() << "\n"
