@@ -8,7 +8,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "runtime/framework/tensor.h"
 #include "runtime/framework/tensor_proto.h"
+#include "runtime/framework/types.h"
 #include "runtime/saved_model/loader.h"
 
 namespace tensord {
@@ -89,6 +91,342 @@ void FillModelSpec(const ServableHandle& handle, const std::string& signature_na
   spec->set_signature_name(signature_name);
 }
 
+// ---- Classify / Regress / MultiInference ----
+
+constexpr char kClassifyMethod[] = "tensorflow/serving/classify";
+constexpr char kRegressMethod[] = "tensorflow/serving/regress";
+constexpr char kInputsKey[] = "inputs";
+constexpr char kClassesKey[] = "classes";
+constexpr char kScoresKey[] = "scores";
+constexpr char kOutputsKey[] = "outputs";
+
+std::string ShapeString(const Tensor& t) {
+  std::vector<int64_t> dims;
+  for (int i = 0; i < t.dims(); ++i) dims.push_back(t.dim_size(i));
+  return absl::StrCat("[", absl::StrJoin(dims, ","), "]");
+}
+
+// The request's Examples as a DT_STRING [N] tensor. With a context, the context's bytes are
+// prepended to each example's (protobuf concatenation merges; example features win).
+absl::StatusOr<Tensor> SerializeInput(const serving::Input& input) {
+  std::vector<std::string> serialized;
+  if (input.kind_case() == serving::Input::kExampleList) {
+    for (const auto& example : input.example_list().examples()) {
+      serialized.push_back(example.SerializeAsString());
+    }
+  } else if (input.kind_case() == serving::Input::kExampleListWithContext) {
+    const auto& with_context = input.example_list_with_context();
+    const std::string context = with_context.has_context()
+                                    ? with_context.context().SerializeAsString()
+                                    : std::string();
+    for (const auto& example : with_context.examples()) {
+      serialized.push_back(context + example.SerializeAsString());
+    }
+  }
+  if (serialized.empty()) return absl::InvalidArgumentError("Input is empty.");
+  Tensor tensor(DT_STRING, TensorShape{static_cast<int64_t>(serialized.size())});
+  std::string* data = tensor.data<std::string>();
+  for (size_t i = 0; i < serialized.size(); ++i) data[i] = std::move(serialized[i]);
+  return tensor;
+}
+
+absl::StatusOr<ServableHandle> LookupServable(const ModelManager& manager,
+                                              const serving::ModelSpec& spec) {
+  if (absl::Status s = CheckNoLabel(spec); !s.ok()) return s;
+  return manager.GetServable(spec.name(), RequestedVersion(spec));
+}
+
+std::string SignatureName(const serving::ModelSpec& spec) {
+  return spec.signature_name().empty() ? kDefaultServingSignature : spec.signature_name();
+}
+
+absl::StatusOr<const ::tensorflow::SignatureDef*> FindSignature(const ServableHandle& handle,
+                                                                const std::string& name) {
+  const auto& defs = handle.bundle->meta_graph_def().signature_def();
+  auto it = defs.find(name);
+  if (it == defs.end() || name == kInitOpSignature) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("No signature was found with the name: ", name));
+  }
+  return &it->second;
+}
+
+absl::Status CheckSingleInput(const ::tensorflow::SignatureDef& signature, const char* kind) {
+  if (signature.inputs().size() != 1) {
+    return absl::InvalidArgumentError("Expected one input Tensor.");
+  }
+  if (signature.inputs().count(kInputsKey) == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("No ", kind, " inputs found in SignatureDef: ", signature.DebugString()));
+  }
+  return absl::OkStatus();
+}
+
+// The dtype the graph really produces at `tensor_name` ("node:index"): a placeholder's
+// `dtype`, an Identity's `T`; DT_INVALID when the node is absent or of another kind.
+DataType GraphTensorDtype(const ::tensorflow::GraphDef& graph, const std::string& tensor_name) {
+  const std::string node_name = tensor_name.substr(0, tensor_name.find(':'));
+  for (const auto& node : graph.node()) {
+    if (node.name() != node_name) continue;
+    const char* attr = nullptr;
+    if (node.op() == "Placeholder" || node.op() == "PlaceholderWithDefault") attr = "dtype";
+    if (node.op() == "Identity") attr = "T";
+    if (attr == nullptr) return DT_INVALID;
+    auto it = node.attr().find(attr);
+    return it == node.attr().end() ? DT_INVALID : it->second.type();
+  }
+  return DT_INVALID;
+}
+
+// Feeds the serialized Examples to the signature's `inputs` tensor and fetches `output_aliases`.
+// Like TF Serving, the signature's declared input dtype is not trusted (old exports declare
+// DT_FLOAT for the string placeholder); the graph's own dtype for that tensor decides.
+absl::StatusOr<std::map<std::string, Tensor>> RunOnExamples(
+    const ServableHandle& handle, const std::string& signature_name,
+    const ::tensorflow::SignatureDef& signature, const Tensor& examples,
+    const std::vector<std::string>& output_aliases) {
+  const ::tensorflow::TensorInfo& input = signature.inputs().at(kInputsKey);
+  if (input.encoding_case() != ::tensorflow::TensorInfo::kName) {
+    return absl::InvalidArgumentError("Expected a dense input Tensor named inputs.");
+  }
+  DataType input_dtype = GraphTensorDtype(handle.bundle->meta_graph_def().graph_def(),
+                                          input.name());
+  if (input_dtype == DT_INVALID) input_dtype = BaseType(input.dtype());
+  if (input_dtype != DT_STRING) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "input 'inputs' of signature '", signature_name, "' expects ",
+        DataTypeString(input_dtype), " but Classify/Regress feed serialized tf.Examples (string)"));
+  }
+  std::vector<std::string> fetches;
+  for (const std::string& alias : output_aliases) {
+    const ::tensorflow::TensorInfo& info = signature.outputs().at(alias);
+    if (info.encoding_case() != ::tensorflow::TensorInfo::kName) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Expected a dense output Tensor for ", alias));
+    }
+    fetches.push_back(info.name());
+  }
+  std::vector<Tensor> values;
+  absl::Status s = handle.bundle->session()->Run({{input.name(), examples}}, fetches, {}, &values);
+  if (!s.ok()) return s;
+  if (values.size() != fetches.size()) {
+    return absl::InternalError("Session returned a wrong number of outputs");
+  }
+  std::map<std::string, Tensor> out;
+  for (size_t i = 0; i < output_aliases.size(); ++i) out[output_aliases[i]] = std::move(values[i]);
+  return out;
+}
+
+absl::Status RunClassify(const ServableHandle& handle, const std::string& signature_name,
+                         const Tensor& examples, serving::ClassificationResult* result) {
+  absl::StatusOr<const ::tensorflow::SignatureDef*> signature =
+      FindSignature(handle, signature_name);
+  if (!signature.ok()) return signature.status();
+  if (absl::Status s = CheckSingleInput(**signature, "classification"); !s.ok()) return s;
+  const auto& outputs_def = (*signature)->outputs();
+  if (outputs_def.size() != 1 && outputs_def.size() != 2) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Expected one or two output Tensors, found ", outputs_def.size()));
+  }
+  std::vector<std::string> filter;
+  if (outputs_def.count(kClassesKey) != 0) filter.push_back(kClassesKey);
+  if (outputs_def.count(kScoresKey) != 0) filter.push_back(kScoresKey);
+  if (filter.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Expected classification signature outputs to contain at least one of {\"",
+        kClassesKey, "\", \"", kScoresKey, "\"}."));
+  }
+  absl::StatusOr<std::map<std::string, Tensor>> outputs =
+      RunOnExamples(handle, signature_name, **signature, examples, filter);
+  if (!outputs.ok()) return outputs.status();
+
+  const int64_t batch = examples.NumElements();
+  const Tensor* classes = nullptr;
+  const Tensor* scores = nullptr;
+  int64_t num_classes = -1;
+  if (auto it = outputs->find(kClassesKey); it != outputs->end()) {
+    classes = &it->second;
+    if (classes->dtype() != DT_STRING) {
+      return absl::InvalidArgumentError(absl::StrCat("Expected classes Tensor of DT_STRING. Got: ",
+                                                     DataTypeString(classes->dtype())));
+    }
+    if (classes->dims() != 2) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Expected Tensor shape: [batch_size num_classes] but got ", ShapeString(*classes)));
+    }
+    if (classes->dim_size(0) != batch) {
+      return absl::InvalidArgumentError(absl::StrCat("Expected classes output batch size of ",
+                                                     batch, ". Got: ", classes->dim_size(0)));
+    }
+    num_classes = classes->dim_size(1);
+  }
+  if (auto it = outputs->find(kScoresKey); it != outputs->end()) {
+    scores = &it->second;
+    if (scores->dtype() != DT_FLOAT) {
+      return absl::InvalidArgumentError(absl::StrCat("Expected scores Tensor of DT_FLOAT. Got: ",
+                                                     DataTypeString(scores->dtype())));
+    }
+    if (scores->dims() != 1 && scores->dims() != 2) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Expected Tensor shape: [batch_size num_classes] but got ", ShapeString(*scores)));
+    }
+    if (scores->dim_size(0) != batch) {
+      return absl::InvalidArgumentError(absl::StrCat("Expected scores output batch size of ",
+                                                     batch, ". Got: ", scores->dim_size(0)));
+    }
+    const int64_t score_classes = scores->dims() == 2 ? scores->dim_size(1) : 1;
+    if (num_classes >= 0 && score_classes != num_classes) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Tensors class and score should match in shape. classes: ",
+                       ShapeString(*classes), " scores: ", ShapeString(*scores)));
+    }
+    num_classes = score_classes;
+  }
+
+  result->Clear();
+  const std::string* class_data = classes != nullptr ? classes->data<std::string>() : nullptr;
+  const float* score_data = scores != nullptr ? scores->data<float>() : nullptr;
+  for (int64_t i = 0; i < batch; ++i) {
+    serving::Classifications* per_example = result->add_classifications();
+    for (int64_t j = 0; j < num_classes; ++j) {
+      serving::Class* c = per_example->add_classes();
+      if (class_data != nullptr) c->set_label(class_data[i * num_classes + j]);
+      if (score_data != nullptr) c->set_score(score_data[i * num_classes + j]);
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RunRegress(const ServableHandle& handle, const std::string& signature_name,
+                        const Tensor& examples, serving::RegressionResult* result) {
+  absl::StatusOr<const ::tensorflow::SignatureDef*> signature =
+      FindSignature(handle, signature_name);
+  if (!signature.ok()) return signature.status();
+  if (absl::Status s = CheckSingleInput(**signature, "regression"); !s.ok()) return s;
+  if ((*signature)->outputs().size() != 1) {
+    return absl::InvalidArgumentError("Expected one output Tensor.");
+  }
+  if ((*signature)->outputs().count(kOutputsKey) == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "No regression outputs found in SignatureDef: ", (*signature)->DebugString()));
+  }
+  absl::StatusOr<std::map<std::string, Tensor>> outputs =
+      RunOnExamples(handle, signature_name, **signature, examples, {kOutputsKey});
+  if (!outputs.ok()) return outputs.status();
+  const Tensor& out = outputs->at(kOutputsKey);
+  const int64_t batch = examples.NumElements();
+  if (out.dtype() != DT_FLOAT) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Expected output Tensor of DT_FLOAT.  Got: ", DataTypeString(out.dtype())));
+  }
+  const bool shape_ok = (out.dims() == 1 && out.dim_size(0) == batch) ||
+                        (out.dims() == 2 && out.dim_size(0) == batch && out.dim_size(1) == 1);
+  if (!shape_ok) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Expected output Tensor shape to be either [batch_size] or [batch_size, 1] but got ",
+        ShapeString(out)));
+  }
+  result->Clear();
+  const float* values = out.data<float>();
+  for (int64_t i = 0; i < batch; ++i) result->add_regressions()->set_value(values[i]);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status HandleClassify(const ModelManager& manager,
+                            const serving::ClassificationRequest& request,
+                            serving::ClassificationResponse* response) {
+  if (!request.has_model_spec()) return absl::InvalidArgumentError("Missing ModelSpec");
+  absl::StatusOr<ServableHandle> handle = LookupServable(manager, request.model_spec());
+  if (!handle.ok()) return handle.status();
+  absl::StatusOr<Tensor> examples = SerializeInput(request.input());
+  if (!examples.ok()) return examples.status();
+  const std::string signature_name = SignatureName(request.model_spec());
+  serving::ClassificationResult result;
+  if (absl::Status s = RunClassify(*handle, signature_name, *examples, &result); !s.ok()) {
+    return s;
+  }
+  response->Clear();
+  *response->mutable_result() = std::move(result);
+  FillModelSpec(*handle, signature_name, response->mutable_model_spec());
+  return absl::OkStatus();
+}
+
+absl::Status HandleRegress(const ModelManager& manager, const serving::RegressionRequest& request,
+                           serving::RegressionResponse* response) {
+  if (!request.has_model_spec()) return absl::InvalidArgumentError("Missing ModelSpec");
+  absl::StatusOr<ServableHandle> handle = LookupServable(manager, request.model_spec());
+  if (!handle.ok()) return handle.status();
+  absl::StatusOr<Tensor> examples = SerializeInput(request.input());
+  if (!examples.ok()) return examples.status();
+  const std::string signature_name = SignatureName(request.model_spec());
+  serving::RegressionResult result;
+  if (absl::Status s = RunRegress(*handle, signature_name, *examples, &result); !s.ok()) {
+    return s;
+  }
+  response->Clear();
+  *response->mutable_result() = std::move(result);
+  FillModelSpec(*handle, signature_name, response->mutable_model_spec());
+  return absl::OkStatus();
+}
+
+absl::Status HandleMultiInference(const ModelManager& manager,
+                                  const serving::MultiInferenceRequest& request,
+                                  serving::MultiInferenceResponse* response) {
+  if (request.tasks_size() == 0) {
+    return absl::InvalidArgumentError("Expected at least one task in a MultiInferenceRequest.");
+  }
+  const std::string& model_name = request.tasks(0).model_spec().name();
+  std::set<std::string> signature_names;
+  for (const serving::InferenceTask& task : request.tasks()) {
+    if (task.model_spec().name().empty()) {
+      return absl::InvalidArgumentError("Found ModelSpec with an empty model name.");
+    }
+    if (task.model_spec().name() != model_name) {
+      return absl::InvalidArgumentError(
+          "All ModelSpecs in a MultiInferenceRequest must access the same model name.");
+    }
+    const std::string signature_name = SignatureName(task.model_spec());
+    if (!signature_names.insert(signature_name).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Duplicate evaluation of signature: ", signature_name));
+    }
+    if (task.method_name() != kClassifyMethod && task.method_name() != kRegressMethod) {
+      return absl::UnimplementedError(
+          absl::StrCat("Unsupported signature method_name: ", task.method_name()));
+    }
+  }
+  // The servable is resolved once from the first task's spec, so every task sees one version.
+  absl::StatusOr<ServableHandle> handle = LookupServable(manager, request.tasks(0).model_spec());
+  if (!handle.ok()) return handle.status();
+  const auto& defs = handle->bundle->meta_graph_def().signature_def();
+  for (const std::string& name : signature_names) {
+    if (defs.count(name) == 0 || name == kInitOpSignature) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Requested signature not found in model graph: ", name));
+    }
+  }
+  absl::StatusOr<Tensor> examples = SerializeInput(request.input());
+  if (!examples.ok()) return examples.status();
+
+  serving::MultiInferenceResponse out;
+  for (const serving::InferenceTask& task : request.tasks()) {
+    const std::string signature_name = SignatureName(task.model_spec());
+    serving::InferenceResult* result = out.add_results();
+    FillModelSpec(*handle, signature_name, result->mutable_model_spec());
+    absl::Status s = task.method_name() == kClassifyMethod
+                         ? RunClassify(*handle, signature_name, *examples,
+                                       result->mutable_classification_result())
+                         : RunRegress(*handle, signature_name, *examples,
+                                      result->mutable_regression_result());
+    if (!s.ok()) return s;
+  }
+  *response = std::move(out);
+  return absl::OkStatus();
+}
+
+namespace {
 }  // namespace
 
 absl::Status HandlePredict(const ModelManager& manager, const serving::PredictRequest& request,

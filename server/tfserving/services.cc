@@ -28,21 +28,21 @@ grpc::Status PredictionServiceImpl::GetModelMetadata(
 }
 
 grpc::Status PredictionServiceImpl::Classify(grpc::ServerContext*,
-                                             const serving::ClassificationRequest*,
-                                             serving::ClassificationResponse*) {
-  return NotYet("Classify");
+                                             const serving::ClassificationRequest* request,
+                                             serving::ClassificationResponse* response) {
+  return ToGrpcStatus(HandleClassify(*manager_, *request, response));
 }
 
 grpc::Status PredictionServiceImpl::Regress(grpc::ServerContext*,
-                                            const serving::RegressionRequest*,
-                                            serving::RegressionResponse*) {
-  return NotYet("Regress");
+                                            const serving::RegressionRequest* request,
+                                            serving::RegressionResponse* response) {
+  return ToGrpcStatus(HandleRegress(*manager_, *request, response));
 }
 
 grpc::Status PredictionServiceImpl::MultiInference(grpc::ServerContext*,
-                                                   const serving::MultiInferenceRequest*,
-                                                   serving::MultiInferenceResponse*) {
-  return NotYet("MultiInference");
+                                                   const serving::MultiInferenceRequest* request,
+                                                   serving::MultiInferenceResponse* response) {
+  return ToGrpcStatus(HandleMultiInference(*manager_, *request, response));
 }
 
 grpc::Status ModelServiceImpl::GetModelStatus(grpc::ServerContext*,

@@ -1,5 +1,5 @@
-// gRPC services of the TF Serving API. Implemented RPCs delegate to handlers.h; the others
-// answer UNIMPLEMENTED for now.
+// gRPC services of the TF Serving API. Implemented RPCs delegate to handlers.h;
+// HandleReloadConfigRequest answers UNIMPLEMENTED for now.
 #ifndef TENSORD_SERVER_TFSERVING_SERVICES_H_
 #define TENSORD_SERVER_TFSERVING_SERVICES_H_
 

@@ -201,13 +201,14 @@ def test_wrong_dtype_and_aliases_invalid_argument(mlp):
     assert e.value.details().startswith("input size does not match signature: 2!=1")
 
 
-def test_unimplemented_rpcs(mlp):
+def test_classify_without_examples_is_invalid(mlp):
     from tensorflow_serving.apis import classification_pb2
     req = classification_pb2.ClassificationRequest()
     req.model_spec.name = "mlp"
     with pytest.raises(grpc.RpcError) as e:
         mlp.predict.Classify(req, timeout=30)
-    assert e.value.code() == grpc.StatusCode.UNIMPLEMENTED
+    assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "Input is empty" in e.value.details()
 
 
 @needs_shared
