@@ -121,5 +121,80 @@ TEST(ModelManagerTest, HandleOutlivesLookup) {
   EXPECT_FALSE(held->signatures().empty());
 }
 
+TEST(ModelManagerTest, PoliciesAllAndSpecificAndLabels) {
+  fs::path base = MakeBase("policies");
+  LinkGood(base, "1");
+  LinkGood(base, "2");
+  LinkGood(base, "3");
+  ModelManager manager;
+  ModelConfig all{"all", base.string(), VersionPolicy::kAll};
+  ASSERT_TRUE(manager.AddModel(all).ok());
+  auto statuses = manager.GetVersionStatus("all", std::nullopt);
+  ASSERT_TRUE(statuses.ok());
+  ASSERT_EQ(statuses->size(), 3u);
+  EXPECT_EQ((*statuses)[0].version, 3);
+  EXPECT_EQ((*statuses)[2].version, 1);
+  for (const auto& vs : *statuses) EXPECT_EQ(vs.state, VersionState::kAvailable);
+
+  ModelConfig specific{"specific", base.string(), VersionPolicy::kSpecific};
+  specific.versions = {1, 5};
+  specific.labels = {{"stable", 1}, {"gone", 5}};
+  ASSERT_TRUE(manager.AddModel(specific).ok());
+  statuses = manager.GetVersionStatus("specific", std::nullopt);
+  ASSERT_TRUE(statuses.ok());
+  ASSERT_EQ(statuses->size(), 1u);
+  EXPECT_EQ((*statuses)[0].version, 1);
+  auto labelled = manager.GetServableByLabel("specific", "stable");
+  ASSERT_TRUE(labelled.ok()) << labelled.status();
+  EXPECT_EQ(labelled->version, 1);
+  EXPECT_EQ(manager.GetServableByLabel("specific", "gone").status().code(),
+            absl::StatusCode::kNotFound);
+  EXPECT_EQ(manager.GetServableByLabel("specific", "nope").status().code(),
+            absl::StatusCode::kInvalidArgument);
+
+  ModelConfig latest2{"latest2", base.string(), VersionPolicy::kLatest, 2};
+  ASSERT_TRUE(manager.AddModel(latest2).ok());
+  statuses = manager.GetVersionStatus("latest2", std::nullopt);
+  ASSERT_TRUE(statuses.ok());
+  ASSERT_EQ(statuses->size(), 2u);
+  EXPECT_EQ((*statuses)[1].version, 2);
+}
+
+TEST(ModelManagerTest, PollLoadsNewVersionThenUnloadsOld) {
+  fs::path base = MakeBase("poll");
+  LinkGood(base, "1");
+  ModelManager manager;
+  ASSERT_TRUE(manager.AddModel("mlp", base.string()).ok());
+  auto old_handle = manager.GetServable("mlp", std::nullopt);
+  ASSERT_TRUE(old_handle.ok());
+
+  // A failing new version keeps the old one serving (availability preserving).
+  fs::create_directories(base / "2");
+  manager.Poll();
+  auto statuses = manager.GetVersionStatus("mlp", std::nullopt);
+  ASSERT_TRUE(statuses.ok());
+  ASSERT_EQ(statuses->size(), 2u);
+  EXPECT_EQ((*statuses)[0].state, VersionState::kEnd);
+  EXPECT_FALSE((*statuses)[0].status.ok());
+  EXPECT_EQ((*statuses)[1].state, VersionState::kAvailable);
+
+  LinkGood(base, "3");
+  manager.Poll();
+  statuses = manager.GetVersionStatus("mlp", std::nullopt);
+  ASSERT_TRUE(statuses.ok());
+  ASSERT_EQ(statuses->size(), 3u);
+  EXPECT_EQ((*statuses)[0].version, 3);
+  EXPECT_EQ((*statuses)[0].state, VersionState::kAvailable);
+  EXPECT_EQ((*statuses)[2].version, 1);
+  EXPECT_EQ((*statuses)[2].state, VersionState::kEnd);
+  EXPECT_TRUE((*statuses)[2].status.ok());
+  EXPECT_FALSE(manager.GetServable("mlp", 1).ok());
+  EXPECT_NE(old_handle->bundle, nullptr);  // the in-flight handle keeps version 1 alive
+  EXPECT_EQ(manager.GetServable("mlp", std::nullopt)->version, 3);
+
+  manager.StartPolling(1);
+  manager.StopPolling();  // stops promptly
+}
+
 }  // namespace
 }  // namespace tensord

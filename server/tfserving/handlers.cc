@@ -24,12 +24,13 @@ std::optional<int64_t> RequestedVersion(const serving::ModelSpec& spec) {
   return std::nullopt;
 }
 
-absl::Status CheckNoLabel(const serving::ModelSpec& spec) {
+// ModelSpec → servable: version, version_label (via the model's version_labels), or latest.
+absl::StatusOr<ServableHandle> ResolveServable(const ModelManager& manager,
+                                               const serving::ModelSpec& spec) {
   if (spec.version_choice_case() == serving::ModelSpec::kVersionLabel) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("Unrecognized servable version label: ", spec.version_label()));
+    return manager.GetServableByLabel(spec.name(), spec.version_label());
   }
-  return absl::OkStatus();
+  return manager.GetServable(spec.name(), RequestedVersion(spec));
 }
 
 // TF Serving's input-count check, with its message format.
@@ -132,8 +133,7 @@ absl::StatusOr<Tensor> SerializeInput(const serving::Input& input) {
 
 absl::StatusOr<ServableHandle> LookupServable(const ModelManager& manager,
                                               const serving::ModelSpec& spec) {
-  if (absl::Status s = CheckNoLabel(spec); !s.ok()) return s;
-  return manager.GetServable(spec.name(), RequestedVersion(spec));
+  return ResolveServable(manager, spec);
 }
 
 std::string SignatureName(const serving::ModelSpec& spec) {
@@ -433,8 +433,7 @@ absl::Status HandlePredict(const ModelManager& manager, const serving::PredictRe
                            serving::PredictResponse* response) {
   if (!request.has_model_spec()) return absl::InvalidArgumentError("Missing ModelSpec");
   const serving::ModelSpec& spec = request.model_spec();
-  if (absl::Status s = CheckNoLabel(spec); !s.ok()) return s;
-  absl::StatusOr<ServableHandle> handle = manager.GetServable(spec.name(), RequestedVersion(spec));
+  absl::StatusOr<ServableHandle> handle = ResolveServable(manager, spec);
   if (!handle.ok()) return handle.status();
 
   const std::string signature_name =
@@ -487,8 +486,7 @@ absl::Status HandleGetModelMetadata(const ModelManager& manager,
     }
   }
   const serving::ModelSpec& spec = request.model_spec();
-  if (absl::Status s = CheckNoLabel(spec); !s.ok()) return s;
-  absl::StatusOr<ServableHandle> handle = manager.GetServable(spec.name(), RequestedVersion(spec));
+  absl::StatusOr<ServableHandle> handle = ResolveServable(manager, spec);
   if (!handle.ok()) return handle.status();
 
   serving::SignatureDefMap signature_map;
