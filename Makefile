@@ -20,6 +20,7 @@ PYTEST_FLAGS ?=
 
 TENSORCTL := bazel-bin/clients/tensorctl/tensorctl
 SERVE_PORT ?= 8500
+SERVE_REST_PORT ?= 8501
 DEMO_MODEL := tests/testdata/keras_mlp/1
 DEMO_INPUT := features=[[0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 1.4, 1.5]]
 
@@ -105,9 +106,11 @@ serve: deps
 	@echo "== $(TENSORCTL) run $(DEMO_MODEL) --input '$(DEMO_INPUT)'"
 	@$(TENSORCTL) run $(DEMO_MODEL) --input '$(DEMO_INPUT)'
 	@echo
-	@echo "== starting tensord (gRPC on port $(SERVE_PORT)) with $(dir $(DEMO_MODEL)) as model 'mlp'."
-	@echo "Call it from another shell with TF Serving's official Python client:"
+	@echo "== starting tensord (gRPC :$(SERVE_PORT), REST :$(SERVE_REST_PORT)) with $(dir $(DEMO_MODEL)) as model 'mlp'."
+	@echo "Call it from another shell:"
+	@echo "  curl -d '{\"instances\": [[0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 1.4, 1.5]]}' localhost:$(SERVE_REST_PORT)/v1/models/mlp:predict"
+	@echo "  $(TENSORCTL) predict --server localhost:$(SERVE_PORT) --model mlp --input '$(DEMO_INPUT)'"
 	@echo "  python3 clients/python/predict.py --server localhost:$(SERVE_PORT) --model mlp --input '$(DEMO_INPUT)'"
-	@echo "Stop it with Ctrl-C. (REST and the tensorctl gRPC commands come with the rest of issue 3.)"
+	@echo "Stop it with Ctrl-C."
 	@echo
-	bazel-bin/server/tensord --port=$(SERVE_PORT) --model_name=mlp --model_base_path=$(abspath $(dir $(DEMO_MODEL)))
+	bazel-bin/server/tensord --port=$(SERVE_PORT) --rest_api_port=$(SERVE_REST_PORT) --model_name=mlp --model_base_path=$(abspath $(dir $(DEMO_MODEL)))

@@ -24,11 +24,13 @@
 #include "google/protobuf/text_format.h"
 #include "protos/serving/model_server_config.pb.h"
 #include "server/model/model_manager.h"
+#include "server/rest/rest_api.h"
 #include "server/tfserving/services.h"
 
 ABSL_FLAG(int, port, 8500, "Port for the gRPC API.");
-ABSL_FLAG(int, rest_api_port, 0,
-          "Port for the HTTP/REST API; 0 disables it. REST arrives in a later increment.");
+ABSL_FLAG(int, rest_api_port, 0, "Port for the HTTP/REST API; 0 disables it.");
+ABSL_FLAG(int, rest_api_num_threads, 0, "Threads serving REST requests; 0 = 4 x CPUs.");
+ABSL_FLAG(int, rest_api_timeout_in_ms, 30000, "Timeout for REST socket reads and writes.");
 ABSL_FLAG(std::string, model_name, "default", "Name of the served model.");
 ABSL_FLAG(std::string, model_base_path, "",
           "Directory with numeric version subdirectories of the model (required).");
@@ -144,9 +146,10 @@ int Run(int argc, char** argv) {
     std::cerr << "tensord: --port must be in 0..65535\n";
     return 2;
   }
-  if (absl::GetFlag(FLAGS_rest_api_port) != 0) {
-    std::cerr << "tensord: warning: --rest_api_port=" << absl::GetFlag(FLAGS_rest_api_port)
-              << " ignored; the REST API arrives in a later increment\n";
+  const int rest_port = absl::GetFlag(FLAGS_rest_api_port);
+  if (rest_port < 0 || rest_port > 65535) {
+    std::cerr << "tensord: --rest_api_port must be in 0..65535\n";
+    return 2;
   }
 
   // Block the shutdown signals before any thread starts, so that only sigwait sees them.
@@ -202,9 +205,27 @@ int Run(int argc, char** argv) {
             << "; gRPC (tensorflow.serving.PredictionService, ModelService) at 0.0.0.0:"
             << selected_port << std::endl;
 
+  // TF Serving's convention: --rest_api_port=0 means no REST API.
+  std::unique_ptr<tensord::RestApi> rest;
+  if (rest_port > 0) {
+    tensord::RestApiOptions rest_options;
+    rest_options.port = rest_port;
+    rest_options.num_threads = absl::GetFlag(FLAGS_rest_api_num_threads);
+    rest_options.timeout_ms = absl::GetFlag(FLAGS_rest_api_timeout_in_ms);
+    rest = std::make_unique<tensord::RestApi>(rest_options);
+    if (absl::Status s = rest->Start(manager); !s.ok()) {
+      std::cerr << "tensord: cannot start the REST API: " << s << "\n";
+      server->Shutdown();
+      manager.StopPolling();
+      return 1;
+    }
+    std::cerr << "tensord: REST API (/v1/models/...) at 0.0.0.0:" << rest->port() << std::endl;
+  }
+
   int signal_number = 0;
   sigwait(&signals, &signal_number);
   std::cerr << "tensord: received signal " << signal_number << ", shutting down" << std::endl;
+  if (rest != nullptr) rest->Stop();
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
   server->Wait();
   manager.StopPolling();

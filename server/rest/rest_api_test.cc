@@ -1,0 +1,241 @@
+#include "server/rest/rest_api.h"
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "clients/common/json.h"
+#include "clients/common/npy.h"
+
+namespace tensord {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr char kGolden[] = "tests/testdata/keras_mlp/golden/";
+
+class RestApiTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    const char* tmp = std::getenv("TEST_TMPDIR");
+    fs::path base = fs::path(tmp != nullptr ? tmp : "/tmp") / "rest_mlp";
+    fs::remove_all(base);
+    fs::create_directories(base);
+    fs::create_directory_symlink(fs::absolute("tests/testdata/keras_mlp/1"), base / "7");
+    manager_ = new ModelManager();
+    ASSERT_TRUE(manager_->AddModel("mlp", base.string()).ok());
+    rest_ = new RestApi({.host = "127.0.0.1", .port = 0, .num_threads = 2});
+    absl::Status s = rest_->Start(*manager_);
+    ASSERT_TRUE(s.ok()) << s;
+    ASSERT_GT(rest_->port(), 0);
+  }
+  static void TearDownTestSuite() {
+    delete rest_;
+    delete manager_;
+  }
+
+  struct Reply {
+    int status = 0;
+    json::Value body;
+  };
+
+  static Reply Call(const std::string& method, const std::string& path,
+                    const std::string& body = "") {
+    httplib::Client client("127.0.0.1", rest_->port());
+    httplib::Result r = method == "GET"
+                            ? client.Get(path.c_str())
+                            : client.Post(path.c_str(), body, "application/json");
+    Reply reply;
+    EXPECT_TRUE(r) << method << " " << path << ": " << httplib::to_string(r.error());
+    if (!r) return reply;
+    reply.status = r->status;
+    EXPECT_EQ(r->get_header_value("Content-Type"), "application/json");
+    absl::StatusOr<json::Value> v = json::Parse(r->body);
+    EXPECT_TRUE(v.ok()) << v.status() << "\n" << r->body;
+    if (v.ok()) reply.body = *v;
+    return reply;
+  }
+
+  // The golden input as a JSON row list and the golden output values.
+  static void Golden(json::Value* rows, std::vector<float>* expected, int64_t* out_cols) {
+    absl::StatusOr<Tensor> in = npy::ReadFile(std::string(kGolden) + "c0_in_features.npy");
+    absl::StatusOr<Tensor> out = npy::ReadFile(std::string(kGolden) + "c0_out_output_0.npy");
+    ASSERT_TRUE(in.ok() && out.ok());
+    *rows = json::Value::Array();
+    for (int64_t r = 0; r < in->dim_size(0); ++r) {
+      json::Value row = json::Value::Array();
+      for (int64_t c = 0; c < in->dim_size(1); ++c) {
+        row.Append(json::Value::Number(in->data<float>()[r * in->dim_size(1) + c]));
+      }
+      rows->Append(std::move(row));
+    }
+    expected->assign(out->data<float>(), out->data<float>() + out->NumElements());
+    *out_cols = out->dim_size(1);
+  }
+
+  static void ExpectMatches(const json::Value& rows, const std::vector<float>& expected,
+                            int64_t cols) {
+    ASSERT_TRUE(rows.is_array());
+    ASSERT_EQ(rows.size() * cols, expected.size());
+    for (size_t r = 0; r < rows.size(); ++r) {
+      ASSERT_EQ(rows.items()[r].size(), static_cast<size_t>(cols));
+      for (int64_t c = 0; c < cols; ++c) {
+        float want = expected[r * cols + c];
+        EXPECT_NEAR(rows.items()[r].items()[c].number(), want, 1e-6 + 1e-5 * std::fabs(want));
+      }
+    }
+  }
+
+  static ModelManager* manager_;
+  static RestApi* rest_;
+};
+
+ModelManager* RestApiTest::manager_ = nullptr;
+RestApi* RestApiTest::rest_ = nullptr;
+
+TEST_F(RestApiTest, PredictRowFormat) {
+  json::Value rows;
+  std::vector<float> expected;
+  int64_t cols = 0;
+  Golden(&rows, &expected, &cols);
+  json::Value body = json::Value::Object();
+  body.Set("instances", rows);
+  Reply r = Call("POST", "/v1/models/mlp:predict", json::Write(body));
+  ASSERT_EQ(r.status, 200) << json::Write(r.body);
+  const json::Value* predictions = r.body.Find("predictions");
+  ASSERT_NE(predictions, nullptr);
+  ExpectMatches(*predictions, expected, cols);
+
+  // Named-input rows, a pinned version and the explicit signature name give the same result.
+  json::Value named = json::Value::Array();
+  for (const json::Value& row : rows.items()) {
+    json::Value o = json::Value::Object();
+    o.Set("features", row);
+    named.Append(std::move(o));
+  }
+  body = json::Value::Object();
+  body.Set("signature_name", json::Value::String("serving_default"));
+  body.Set("instances", named);
+  r = Call("POST", "/v1/models/mlp/versions/7:predict", json::Write(body));
+  ASSERT_EQ(r.status, 200) << json::Write(r.body);
+  ExpectMatches(*r.body.Find("predictions"), expected, cols);
+}
+
+TEST_F(RestApiTest, PredictColumnarFormat) {
+  json::Value rows;
+  std::vector<float> expected;
+  int64_t cols = 0;
+  Golden(&rows, &expected, &cols);
+  json::Value inputs = json::Value::Object();
+  inputs.Set("features", rows);
+  json::Value body = json::Value::Object();
+  body.Set("inputs", inputs);
+  Reply r = Call("POST", "/v1/models/mlp:predict", json::Write(body));
+  ASSERT_EQ(r.status, 200) << json::Write(r.body);
+  const json::Value* outputs = r.body.Find("outputs");
+  ASSERT_NE(outputs, nullptr);
+  ExpectMatches(*outputs, expected, cols);
+}
+
+TEST_F(RestApiTest, PredictErrors) {
+  Reply r = Call("POST", "/v1/models/nope:predict", R"({"instances": [[1]]})");
+  EXPECT_EQ(r.status, 404);
+  ASSERT_NE(r.body.Find("error"), nullptr);
+  EXPECT_EQ(r.body.Find("error")->string_value(), "Servable not found for request: Latest(nope)");
+
+  r = Call("POST", "/v1/models/mlp:predict", R"({"instances": [["a"]]})");
+  EXPECT_EQ(r.status, 400);
+  EXPECT_NE(r.body.Find("error")->string_value().find("Expected a number for DT_FLOAT"),
+            std::string::npos);
+
+  r = Call("POST", "/v1/models/mlp:predict", "{not json");
+  EXPECT_EQ(r.status, 400);
+  r = Call("POST", "/v1/models/mlp:predict", R"({"signature_name": "x", "instances": [[1]]})");
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(r.body.Find("error")->string_value(), "Serving signature key \"x\" not found.");
+  r = Call("POST", "/v1/models/mlp/versions/9:predict", R"({"instances": [[1]]})");
+  EXPECT_EQ(r.status, 404);
+  r = Call("POST", "/v1/models/mlp:explode", "{}");
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(r.body.Find("error")->string_value(), "Malformed request: POST /v1/models/mlp:explode");
+}
+
+TEST_F(RestApiTest, ClassifyRegressAndLabelsReportHandlerErrors) {
+  // keras_mlp has no classify/regress signature and tensord has no version labels yet: the
+  // handlers' errors come back as {"error": ...} with a 4xx/5xx status.
+  Reply r = Call("POST", "/v1/models/mlp:regress", R"({"examples": [{"x": 1.0}]})");
+  EXPECT_GE(r.status, 400);
+  EXPECT_NE(r.body.Find("error"), nullptr);
+  r = Call("POST", "/v1/models/mlp:classify", R"({"examples": [{"x": 1.0}]})");
+  EXPECT_GE(r.status, 400);
+  EXPECT_NE(r.body.Find("error"), nullptr);
+  r = Call("POST", "/v1/models/mlp:regress", R"({"context": {}})");
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(r.body.Find("error")->string_value(), "Missing 'examples' key");
+  r = Call("POST", "/v1/models/mlp/labels/stable:predict", R"({"instances": [[1]]})");
+  EXPECT_GE(r.status, 400);
+  EXPECT_NE(r.body.Find("error"), nullptr);
+}
+
+TEST_F(RestApiTest, Status) {
+  Reply r = Call("GET", "/v1/models/mlp");
+  ASSERT_EQ(r.status, 200);
+  EXPECT_EQ(json::Write(r.body),
+            R"({"model_version_status": [{"version": "7", "state": "AVAILABLE", )"
+            R"("status": {"error_code": "OK", "error_message": ""}}]})");
+  r = Call("GET", "/v1/models/mlp/versions/7");
+  EXPECT_EQ(r.status, 200);
+  r = Call("GET", "/v1/models/nope");
+  EXPECT_EQ(r.status, 404);
+  ASSERT_NE(r.body.Find("error"), nullptr);
+
+  r = Call("GET", "/v1/models");
+  ASSERT_EQ(r.status, 200);
+  const json::Value* models = r.body.Find("models");
+  ASSERT_NE(models, nullptr);
+  ASSERT_EQ(models->size(), 1u);
+  EXPECT_EQ(models->items()[0].Find("name")->string_value(), "mlp");
+}
+
+TEST_F(RestApiTest, Metadata) {
+  Reply r = Call("GET", "/v1/models/mlp/metadata");
+  ASSERT_EQ(r.status, 200) << json::Write(r.body);
+  EXPECT_EQ(json::Write(*r.body.Find("model_spec")),
+            R"({"name": "mlp", "signature_name": "", "version": "7"})");
+  const json::Value* defs = r.body.Find("metadata");
+  ASSERT_NE(defs, nullptr);
+  defs = defs->Find("signature_def");
+  ASSERT_NE(defs, nullptr);
+  defs = defs->Find("signature_def");
+  ASSERT_NE(defs, nullptr);
+  const json::Value* sig = defs->Find("serving_default");
+  ASSERT_NE(sig, nullptr);
+  const json::Value* features = sig->Find("inputs")->Find("features");
+  ASSERT_NE(features, nullptr);
+  EXPECT_EQ(features->Find("dtype")->string_value(), "DT_FLOAT");
+  EXPECT_EQ(sig->Find("method_name")->string_value(), "tensorflow/serving/predict");
+
+  r = Call("GET", "/v1/models/nope/metadata");
+  EXPECT_EQ(r.status, 404);
+}
+
+TEST_F(RestApiTest, DispatchWithoutHttp) {
+  RestResponse r = RestApi::Dispatch(*manager_, "GET", "/v1/models/nope", "");
+  EXPECT_EQ(r.http_status, 404);
+  EXPECT_EQ(r.body, R"({ "error": "Could not find any versions of model nope" })");
+}
+
+TEST(RestApiStartTest, BindFailureIsUnavailable) {
+  ModelManager manager;
+  RestApi first({.host = "127.0.0.1", .port = 0});
+  ASSERT_TRUE(first.Start(manager).ok());
+  RestApi second({.host = "127.0.0.1", .port = first.port()});
+  EXPECT_EQ(second.Start(manager).code(), absl::StatusCode::kUnavailable);
+  first.Stop();
+  first.Stop();
+}
+
+}  // namespace
+}  // namespace tensord
