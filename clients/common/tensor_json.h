@@ -20,7 +20,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "clients/common/json.h"
+#include "runtime/util/json.h"
 #include "runtime/framework/tensor.h"
 
 namespace tensord {

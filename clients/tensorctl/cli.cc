@@ -5,7 +5,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "clients/common/json.h"
+#include "runtime/util/json.h"
 #include "clients/tensorctl/args.h"
 #include "clients/tensorctl/inspect.h"
 #include "clients/tensorctl/remote.h"

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "clients/common/json.h"
+#include "runtime/util/json.h"
 #include "protos/tensorflow/meta_graph.pb.h"
 
 namespace tensord {

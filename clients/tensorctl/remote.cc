@@ -10,7 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "clients/common/json.h"
+#include "runtime/util/json.h"
 #include "clients/common/tensor_json.h"
 #include "clients/tensorctl/run_io.h"
 #include "protos/serving/get_model_metadata.pb.h"

@@ -12,7 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "clients/common/json.h"
+#include "runtime/util/json.h"
 #include "clients/common/npy.h"
 #include "clients/common/tensor_json.h"
 

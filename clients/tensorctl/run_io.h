@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "clients/common/json.h"
+#include "runtime/util/json.h"
 #include "clients/tensorctl/args.h"
 #include "protos/tensorflow/meta_graph.pb.h"
 #include "runtime/framework/tensor.h"

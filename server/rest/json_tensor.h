@@ -11,7 +11,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "clients/common/json.h"
+#include "runtime/util/json.h"
 #include "protos/serving/classification.pb.h"
 #include "protos/serving/input.pb.h"
 #include "protos/serving/predict.pb.h"

@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "clients/common/json.h"
+#include "runtime/util/json.h"
 #include "google/protobuf/util/json_util.h"
 #include "server/rest/http_status.h"
 #include "server/rest/json_tensor.h"

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <filesystem>
 
-#include "clients/common/json.h"
+#include "runtime/util/json.h"
 #include "clients/common/npy.h"
 
 namespace tensord {

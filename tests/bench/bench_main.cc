@@ -13,7 +13,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
-#include "clients/common/json.h"
+#include "runtime/util/json.h"
 #include "clients/common/npy.h"
 #include "runtime/saved_model/loader.h"
 

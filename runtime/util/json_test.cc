@@ -1,4 +1,4 @@
-#include "clients/common/json.h"
+#include "runtime/util/json.h"
 
 #include <cmath>
 #include <limits>
