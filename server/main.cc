@@ -23,12 +23,15 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/text_format.h"
 #include "protos/serving/model_server_config.pb.h"
+#include "server/health/health_service.h"
 #include "server/model/model_manager.h"
 #include "server/rest/rest_api.h"
 #include "server/tfserving/services.h"
 
 ABSL_FLAG(int, port, 8500, "Port for the gRPC API.");
 ABSL_FLAG(int, rest_api_port, 0, "Port for the HTTP/REST API; 0 disables it.");
+ABSL_FLAG(bool, enable_grpc_healthcheck_service, true,
+          "Accepted for compatibility: grpc.health.v1.Health is always served.");
 ABSL_FLAG(int, rest_api_num_threads, 0, "Threads serving REST requests; 0 = 4 x CPUs.");
 ABSL_FLAG(int, rest_api_timeout_in_ms, 30000, "Timeout for REST socket reads and writes.");
 ABSL_FLAG(std::string, model_name, "default", "Name of the served model.");
@@ -188,6 +191,7 @@ int Run(int argc, char** argv) {
 
   tensord::PredictionServiceImpl prediction_service(&manager);
   tensord::ModelServiceImpl model_service(&manager);
+  tensord::HealthServiceImpl health_service(&manager);
   grpc::ServerBuilder builder;
   int selected_port = 0;
   builder.AddListeningPort(absl::StrCat("0.0.0.0:", port), grpc::InsecureServerCredentials(),
@@ -196,13 +200,14 @@ int Run(int argc, char** argv) {
   builder.SetMaxSendMessageSize(INT_MAX);
   builder.RegisterService(&prediction_service);
   builder.RegisterService(&model_service);
+  builder.RegisterService(&health_service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || selected_port == 0) {
     std::cerr << "tensord: cannot listen on 0.0.0.0:" << port << "\n";
     return 1;
   }
   std::cerr << "tensord: serving " << configs.size() << " model(s)"
-            << "; gRPC (tensorflow.serving.PredictionService, ModelService) at 0.0.0.0:"
+            << "; gRPC (tensorflow.serving.PredictionService, ModelService, grpc.health.v1.Health) at 0.0.0.0:"
             << selected_port << std::endl;
 
   // TF Serving's convention: --rest_api_port=0 means no REST API.

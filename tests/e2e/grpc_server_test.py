@@ -286,3 +286,16 @@ def test_unknown_flag_is_an_error():
     version = subprocess.run([BINARY, "--version"], capture_output=True, timeout=60)
     assert version.returncode == 0
     assert b"tensord" in version.stdout + version.stderr
+
+
+def test_grpc_health_check(mlp):
+    # grpc.health.v1.Health/Check with raw protobuf bytes: request {service}, response
+    # {status: 1 = SERVING}.
+    check = mlp.channel.unary_unary("/grpc.health.v1.Health/Check",
+                                    request_serializer=lambda b: b,
+                                    response_deserializer=lambda b: b)
+    assert check(b"", timeout=30) == b"\x08\x01"
+    assert check(b"\x0a\x03mlp", timeout=30) == b"\x08\x01"
+    with pytest.raises(grpc.RpcError) as e:
+        check(b"\x0a\x04nope", timeout=30)
+    assert e.value.code() == grpc.StatusCode.NOT_FOUND
