@@ -11,11 +11,11 @@ import os
 import grpc
 import pytest
 from tensorflow.core.example import example_pb2
-from tensorflow_serving.apis import (classification_pb2, inference_pb2, input_pb2,
-                                     regression_pb2)
+from tensorflow_serving.apis import classification_pb2, inference_pb2, regression_pb2
 
 # Server startup and the shared-testdata location are shared with the Predict/metadata tests.
-from grpc_server_test import HAVE_SHARED, TFS_TESTDATA, start_server  # noqa: F401 (fixture)
+from grpc_server_test import start_server  # noqa: F401 (a fixture, used by name)
+from tensord_process import HAVE_SHARED, TFS_TESTDATA
 
 pytestmark = pytest.mark.skipif(not HAVE_SHARED, reason="../shared (TF Serving testdata) absent")
 

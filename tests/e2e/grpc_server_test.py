@@ -8,70 +8,16 @@ TF Serving's own test models use ../shared (or $TENSORD_SHARED_DIR) and are skip
 """
 import json
 import os
-import signal
-import socket
 import subprocess
-import time
 
 import grpc
 import numpy as np
 import pytest
 import tensorflow as tf
 from google.protobuf import json_format
-from tensorflow_serving.apis import (get_model_metadata_pb2, get_model_status_pb2,
-                                     model_service_pb2_grpc, predict_pb2,
-                                     prediction_service_pb2_grpc)
+from tensorflow_serving.apis import get_model_metadata_pb2, get_model_status_pb2, predict_pb2
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BINARY = os.path.join(REPO, "bazel-bin", "server", "tensord")
-MLP_BASE = os.path.join(REPO, "tests", "testdata", "keras_mlp")
-MLP_GOLDEN = os.path.join(MLP_BASE, "golden")
-SHARED = os.environ.get("TENSORD_SHARED_DIR", os.path.join(os.path.dirname(REPO), "shared"))
-TFS_TESTDATA = os.path.join(SHARED, "testdata", "tfserving", "servables", "tensorflow", "testdata")
-HAVE_SHARED = os.path.isdir(TFS_TESTDATA)
-needs_shared = pytest.mark.skipif(not HAVE_SHARED, reason="../shared (TF Serving testdata) absent")
-
-
-def _free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Server:
-    def __init__(self, model_name, base_path, tmp_path):
-        self.port = _free_port()
-        self.log_path = os.path.join(tmp_path, "tensord_%s_%d.log" % (model_name, self.port))
-        self._log = open(self.log_path, "w")
-        self.proc = subprocess.Popen(
-            [BINARY, "--port=%d" % self.port, "--model_name=" + model_name,
-             "--model_base_path=" + base_path],
-            stdout=self._log, stderr=subprocess.STDOUT)
-        self.channel = grpc.insecure_channel("127.0.0.1:%d" % self.port)
-        try:
-            grpc.channel_ready_future(self.channel).result(timeout=120)
-        except grpc.FutureTimeoutError:
-            self.stop()
-            raise RuntimeError("tensord did not start: " + self.log())
-        self.predict = prediction_service_pb2_grpc.PredictionServiceStub(self.channel)
-        self.models = model_service_pb2_grpc.ModelServiceStub(self.channel)
-
-    def log(self):
-        with open(self.log_path) as f:
-            return f.read()
-
-    def stop(self):
-        """SIGTERM, then SIGKILL after 10 s; returns the exit code."""
-        self.channel.close()
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self._log.close()
-        return self.proc.returncode
+from tensord_process import BINARY, MLP_BASE, MLP_GOLDEN, Server, TFS_TESTDATA, needs_shared
 
 
 @pytest.fixture(scope="module")
@@ -87,7 +33,7 @@ def start_server(request, tmp_path_factory):
     request.addfinalizer(finalize)
 
     def start(model_name, base_path):
-        s = Server(model_name, base_path, tmp)
+        s = Server(["--model_name=" + model_name, "--model_base_path=" + base_path], tmp)
         servers.append(s)
         return s
     return start

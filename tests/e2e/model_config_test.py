@@ -9,8 +9,6 @@ $TENSORD_SHARED_DIR); the polling test uses a temporary copy of tests/testdata/k
 import json
 import os
 import shutil
-import signal
-import socket
 import subprocess
 import time
 
@@ -18,64 +16,15 @@ import grpc
 import numpy as np
 import pytest
 import tensorflow as tf
-from tensorflow_serving.apis import (get_model_status_pb2, model_service_pb2_grpc, predict_pb2,
-                                     prediction_service_pb2_grpc)
+from tensorflow_serving.apis import get_model_status_pb2, predict_pb2
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BINARY = os.path.join(REPO, "bazel-bin", "server", "tensord")
-MLP_BASE = os.path.join(REPO, "tests", "testdata", "keras_mlp")
-MLP_GOLDEN = os.path.join(MLP_BASE, "golden")
-SHARED = os.environ.get("TENSORD_SHARED_DIR", os.path.join(os.path.dirname(REPO), "shared"))
-TFS_TESTDATA = os.path.join(SHARED, "testdata", "tfserving", "servables", "tensorflow", "testdata")
-HAVE_SHARED = os.path.isdir(TFS_TESTDATA)
-needs_shared = pytest.mark.skipif(not HAVE_SHARED, reason="../shared (TF Serving testdata) absent")
+from tensord_process import (BINARY, MLP_BASE, MLP_GOLDEN, Server, TFS_TESTDATA, free_port,
+                             needs_shared)
+
 TWO_VERSIONS = os.path.join(TFS_TESTDATA, "saved_model_half_plus_two_2_versions")
 
 AVAILABLE = 30
 END = 50
-
-
-def _free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Server:
-    """tensord started with the given flags; stop() sends SIGTERM and returns the exit code."""
-
-    def __init__(self, flags, tmp_path):
-        if not os.path.exists(BINARY):
-            pytest.fail("%s missing: run `bazel build //server:tensord` first" % BINARY)
-        self.port = _free_port()
-        self.log_path = os.path.join(str(tmp_path), "tensord_%d.log" % self.port)
-        self._log = open(self.log_path, "w")
-        self.proc = subprocess.Popen([BINARY, "--port=%d" % self.port] + flags,
-                                     stdout=self._log, stderr=subprocess.STDOUT)
-        self.channel = grpc.insecure_channel("127.0.0.1:%d" % self.port)
-        try:
-            grpc.channel_ready_future(self.channel).result(timeout=120)
-        except grpc.FutureTimeoutError:
-            self.stop()
-            raise RuntimeError("tensord did not start: " + self.log())
-        self.predict = prediction_service_pb2_grpc.PredictionServiceStub(self.channel)
-        self.models = model_service_pb2_grpc.ModelServiceStub(self.channel)
-
-    def log(self):
-        with open(self.log_path) as f:
-            return f.read()
-
-    def stop(self):
-        self.channel.close()
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self._log.close()
-        return self.proc.returncode
 
 
 @pytest.fixture
@@ -213,7 +162,7 @@ def test_single_model_flags_still_work(start_server):
 def _run_expecting_failure(flags):
     if not os.path.exists(BINARY):
         pytest.fail("%s missing" % BINARY)
-    proc = subprocess.run([BINARY, "--port=%d" % _free_port()] + flags, capture_output=True,
+    proc = subprocess.run([BINARY, "--port=%d" % free_port()] + flags, capture_output=True,
                           timeout=60, text=True)
     assert proc.returncode != 0
     return proc.stdout + proc.stderr

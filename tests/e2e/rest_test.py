@@ -6,20 +6,13 @@ documented REST results (shared/testdata/tfserving/README.md §5) and the commit
 import json
 import os
 import signal
-import socket
 import subprocess
 import time
 
 import numpy as np
 import pytest
 
-from grpc_server_test import BINARY, HAVE_SHARED, MLP_BASE, TFS_TESTDATA, needs_shared
-
-
-def _free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from tensord_process import BINARY, MLP_BASE, TFS_TESTDATA, free_port, needs_shared
 
 
 def curl(url, body=None):
@@ -34,10 +27,10 @@ def curl(url, body=None):
 
 class RestServer:
     def __init__(self, model_name, base_path, log_dir):
-        self.rest_port = _free_port()
+        self.rest_port = free_port()
         self.log = open(os.path.join(log_dir, "tensord_rest_%d.log" % self.rest_port), "w")
         self.proc = subprocess.Popen(
-            [BINARY, "--port=%d" % _free_port(), "--rest_api_port=%d" % self.rest_port,
+            [BINARY, "--port=%d" % free_port(), "--rest_api_port=%d" % self.rest_port,
              "--model_name=" + model_name, "--model_base_path=" + base_path],
             stdout=self.log, stderr=subprocess.STDOUT)
         self.base = "http://127.0.0.1:%d" % self.rest_port

@@ -8,24 +8,19 @@ Needs bazel-bin/server/tensord and bazel-bin/clients/tensorctl/tensorctl
 import json
 import os
 import signal
-import socket
 import subprocess
 import time
 
 import numpy as np
 import pytest
 
+from tensord_process import free_port
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SERVER = os.path.join(REPO, "bazel-bin", "server", "tensord")
 TENSORCTL = os.path.join(REPO, "bazel-bin", "clients", "tensorctl", "tensorctl")
 MLP_BASE = os.path.join(REPO, "tests", "testdata", "keras_mlp")
 MLP_GOLDEN = os.path.join(MLP_BASE, "golden")
-
-
-def _free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def tensorctl(*args, timeout=60):
@@ -39,7 +34,7 @@ def server(tmp_path_factory):
         if not os.path.exists(path):
             pytest.fail("%s missing: run `bazel build //server:tensord "
                         "//clients/tensorctl:tensorctl` first" % path)
-    port = _free_port()
+    port = free_port()
     address = "127.0.0.1:%d" % port
     log_path = os.path.join(str(tmp_path_factory.mktemp("tensord")), "tensord.log")
     log = open(log_path, "w")
@@ -135,7 +130,7 @@ def test_unknown_alias_is_invalid_argument_before_predict(server):
 def test_unreachable_server_fails_fast():
     if not os.path.exists(TENSORCTL):
         pytest.fail("%s missing" % TENSORCTL)
-    r = tensorctl("status", "--server", "127.0.0.1:%d" % _free_port(), "--model", "mlp",
+    r = tensorctl("status", "--server", "127.0.0.1:%d" % free_port(), "--model", "mlp",
                   "--timeout_ms=1000")
     assert r.returncode == 1
     assert r.stderr.startswith("tensorctl: UNAVAILABLE: ") or \

@@ -1,0 +1,65 @@
+"""Shared pieces of the end-to-end tests: paths, free ports, and the real tensord process.
+
+Tests import from here so that starting, waiting for and stopping the daemon is written once.
+"""
+import os
+import signal
+import socket
+import subprocess
+
+import grpc
+import pytest
+from tensorflow_serving.apis import model_service_pb2_grpc, prediction_service_pb2_grpc
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BINARY = os.path.join(REPO, "bazel-bin", "server", "tensord")
+MLP_BASE = os.path.join(REPO, "tests", "testdata", "keras_mlp")
+MLP_GOLDEN = os.path.join(MLP_BASE, "golden")
+SHARED = os.environ.get("TENSORD_SHARED_DIR", os.path.join(os.path.dirname(REPO), "shared"))
+TFS_TESTDATA = os.path.join(SHARED, "testdata", "tfserving", "servables", "tensorflow", "testdata")
+HAVE_SHARED = os.path.isdir(TFS_TESTDATA)
+needs_shared = pytest.mark.skipif(not HAVE_SHARED, reason="../shared (TF Serving testdata) absent")
+
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """tensord started with `flags` on a free gRPC port; ready once its channel connects.
+    stop() sends SIGTERM (SIGKILL after 10 s) and returns the exit code."""
+
+    def __init__(self, flags, log_dir):
+        if not os.path.exists(BINARY):
+            pytest.fail("%s missing: run `bazel build //server:tensord` first" % BINARY)
+        self.port = free_port()
+        self.log_path = os.path.join(str(log_dir), "tensord_%d.log" % self.port)
+        self._log = open(self.log_path, "w")
+        self.proc = subprocess.Popen([BINARY, "--port=%d" % self.port] + flags,
+                                     stdout=self._log, stderr=subprocess.STDOUT)
+        self.channel = grpc.insecure_channel("127.0.0.1:%d" % self.port)
+        try:
+            grpc.channel_ready_future(self.channel).result(timeout=120)
+        except grpc.FutureTimeoutError:
+            self.stop()
+            raise RuntimeError("tensord did not start: " + self.log())
+        self.predict = prediction_service_pb2_grpc.PredictionServiceStub(self.channel)
+        self.models = model_service_pb2_grpc.ModelServiceStub(self.channel)
+
+    def log(self):
+        with open(self.log_path) as f:
+            return f.read()
+
+    def stop(self):
+        self.channel.close()
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self._log.close()
+        return self.proc.returncode
