@@ -1,18 +1,15 @@
-// tensord: serves a SavedModel over TF Serving's gRPC API (first increment: one model,
-// Predict / GetModelMetadata / GetModelStatus).
+// tensord: serves TensorFlow SavedModels over TF Serving's gRPC and REST APIs. The flags are
+// tensorflow_model_server's (same names and defaults); tensord's additions are marked so in
+// --help.
 //
-//   tensord --port=8500 --model_name=default --model_base_path=/models/default
-#include <grpcpp/grpcpp.h>
+//   tensord --port=8500 --rest_api_port=8501 --model_name=NAME --model_base_path=/models/NAME
+//   tensord --model_config_file=/etc/models.config --model_config_file_poll_wait_seconds=60
 #include <signal.h>
 
-#include <chrono>
-#include <climits>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <sstream>
-#include <memory>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -20,139 +17,272 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/flags/usage_config.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "google/protobuf/text_format.h"
-#include "protos/serving/model_server_config.pb.h"
-#include "server/health/health_service.h"
-#include "server/model/model_manager.h"
-#include "server/rest/rest_api.h"
-#include "server/tfserving/services.h"
+#include "protos/serving/monitoring_config.pb.h"
+#include "runtime/util/status_macros.h"
+#include "server/logging/log.h"
+#include "server/model/model_config_proto.h"
+#include "server/server.h"
 
-ABSL_FLAG(int, port, 8500, "Port for the gRPC API.");
-ABSL_FLAG(int, rest_api_port, 0, "Port for the HTTP/REST API; 0 disables it.");
-ABSL_FLAG(bool, enable_grpc_healthcheck_service, true,
-          "Accepted for compatibility: grpc.health.v1.Health is always served.");
+// --- tensorflow_model_server's flags ---
+ABSL_FLAG(int, port, 8500, "Port for the gRPC API (0.0.0.0); 0 = no TCP listener.");
+ABSL_FLAG(std::string, grpc_socket_path, "", "Also serve gRPC on this UNIX socket.");
+ABSL_FLAG(int, rest_api_port, 0,
+          "Port for the HTTP/REST API, Prometheus metrics and health endpoints; 0 = off.");
 ABSL_FLAG(int, rest_api_num_threads, 0, "Threads serving REST requests; 0 = 4 x CPUs.");
-ABSL_FLAG(int, rest_api_timeout_in_ms, 30000, "Timeout for REST socket reads and writes.");
+ABSL_FLAG(int, rest_api_timeout_in_ms, 30000,
+          "Deadline of REST inference calls, and the REST socket read/write timeout.");
 ABSL_FLAG(std::string, model_name, "default", "Name of the served model.");
 ABSL_FLAG(std::string, model_base_path, "",
-          "Directory with numeric version subdirectories of the model (required).");
+          "Directory with numeric version subdirectories of the model.");
 ABSL_FLAG(std::string, model_config_file, "",
           "Text-format ModelServerConfig (model_config_list) naming the models to serve; "
           "overrides --model_name/--model_base_path.");
+ABSL_FLAG(int, model_config_file_poll_wait_seconds, 0,
+          "Re-read --model_config_file this often and apply changes; 0 = read once.");
 ABSL_FLAG(int, file_system_poll_wait_seconds, 1,
           "Period of the version-directory rescans; 0 = scan only at startup.");
+ABSL_FLAG(std::string, monitoring_config_file, "",
+          "Text-format MonitoringConfig: prometheus_config { enable, path }. tensord serves "
+          "metrics at /monitoring/prometheus/metrics on the REST port without it; "
+          "enable: false turns them off.");
+ABSL_FLAG(bool, enable_batching, false,
+          "Request batching (not implemented yet: requests run unbatched, with a warning).");
+ABSL_FLAG(std::string, batching_parameters_file, "",
+          "Text-format BatchingParameters; needs --enable_batching.");
+ABSL_FLAG(int, tensorflow_session_parallelism, 0,
+          "Sets both intra- and inter-op threads unless those are given; 0 = automatic.");
 ABSL_FLAG(int, tensorflow_intra_op_parallelism, 0,
-          "Threads inside one kernel; 0 = automatic.");
+          "Threads inside one kernel; 0 = automatic (the CPU quota of the container).");
 ABSL_FLAG(int, tensorflow_inter_op_parallelism, 0,
           "Threads running independent graph nodes; 0 = automatic.");
+ABSL_FLAG(std::string, saved_model_tags, "serve",
+          "Comma-separated tag set of the MetaGraphDef to load.");
+ABSL_FLAG(bool, enable_model_warmup, true,
+          "Replay assets.extra/tf_serving_warmup_requests before a version becomes AVAILABLE.");
+ABSL_FLAG(int, num_request_iterations_for_warmup, 1, "Times each warmup record is replayed.");
+ABSL_FLAG(int, num_load_threads, 0, "Versions loading at once; 0 = one at a time.");
+ABSL_FLAG(int, num_unload_threads, 0, "Versions unloading at once; 0 = one at a time.");
+ABSL_FLAG(int, max_num_load_retries, 5, "Retries after a failed version load.");
+ABSL_FLAG(int64_t, load_retry_interval_micros, 60 * 1000 * 1000,
+          "Wait between load retries, in microseconds.");
+ABSL_FLAG(int, grpc_max_threads, 0, "Cap on gRPC server threads; 0 = 4 x CPUs.");
+ABSL_FLAG(std::string, grpc_channel_arguments, "",
+          "Comma-separated gRPC server channel arguments key=value (integers passed as ints), "
+          "e.g. grpc.max_connection_age_ms=60000.");
+ABSL_FLAG(bool, enable_grpc_healthcheck_service, true,
+          "Accepted for compatibility: grpc.health.v1.Health is always served by tensord.");
+ABSL_FLAG(bool, allow_version_labels_for_unavailable_models, false,
+          "Let a new version label point to a version that is not AVAILABLE yet.");
+// Accepted so that existing command lines keep working; tensord has nothing to switch.
+ABSL_FLAG(bool, flush_filesystem_caches, true, "Accepted for compatibility; no effect.");
+ABSL_FLAG(bool, enable_profiler, true, "Accepted for compatibility; no effect.");
+ABSL_FLAG(bool, enable_serialization_as_tensor_content, false,
+          "Accepted for compatibility: numeric outputs always use tensor_content.");
+ABSL_FLAG(bool, remove_unused_fields_from_bundle_metagraph, true,
+          "Accepted for compatibility; no effect.");
+
+// --- tensord's additions ---
+ABSL_FLAG(int, drain_timeout_seconds, 25,
+          "[tensord] On SIGTERM/SIGINT: readiness goes false, new calls are refused and "
+          "in-flight ones get this long to finish.");
+ABSL_FLAG(std::string, log_format, "text", "[tensord] Log lines as 'text' or 'json'.");
 
 namespace {
 
-// Reads and validates a text-format ModelServerConfig into `configs`; the error names the file.
-absl::Status ReadModelConfigFile(const std::string& path,
-                                 std::vector<tensord::ModelConfig>* configs) {
-  auto fail = [&](const std::string& why) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("invalid --model_config_file ", path, ": ", why));
-  };
-  std::ifstream in(path);
-  if (!in) return fail("cannot open the file");
-  std::stringstream text;
-  text << in.rdbuf();
-  tensorflow::serving::ModelServerConfig config;
-  if (!google::protobuf::TextFormat::ParseFromString(text.str(), &config)) {
-    return fail("not a text-format ModelServerConfig");
-  }
-  if (!config.has_model_config_list()) {
-    return fail("only model_config_list is supported");
-  }
-  std::set<std::string> names;
-  for (const auto& model : config.model_config_list().config()) {
-    if (model.name().empty()) return fail("a model config has no name");
-    if (!names.insert(model.name()).second) {
-      return fail(absl::StrCat("Illegal to list model ", model.name(),
-                               " multiple times in config list"));
-    }
-    if (model.base_path().empty() || model.base_path()[0] != '/') {
-      return fail(absl::StrCat("Expected model ", model.name(),
-                               " to have an absolute path or URI; got base_path()=",
-                               model.base_path()));
-    }
-    if (model.model_platform().empty()) {
-      return fail(absl::StrCat("Illegal setting neither ModelServerConfig::model_type "
-                               "(deprecated) nor ModelServerConfig::model_platform, model name "
-                               "is ",
-                               model.name()));
-    }
-    if (model.model_platform() != "tensorflow") {
-      return fail(absl::StrCat("model ", model.name(), ": unsupported model_platform '",
-                               model.model_platform(), "' (only 'tensorflow' is served)"));
-    }
-    tensord::ModelConfig out;
-    out.name = model.name();
-    out.base_path = model.base_path();
-    const auto& policy = model.model_version_policy();
-    if (policy.has_all()) {
-      out.policy = tensord::VersionPolicy::kAll;
-    } else if (policy.has_specific()) {
-      out.policy = tensord::VersionPolicy::kSpecific;
-      out.versions.assign(policy.specific().versions().begin(),
-                          policy.specific().versions().end());
-    } else {
-      out.policy = tensord::VersionPolicy::kLatest;
-      out.num_versions = policy.has_latest() ? static_cast<int>(policy.latest().num_versions()) : 1;
-    }
-    for (const auto& [label, version] : model.version_labels()) out.labels[label] = version;
-    configs->push_back(std::move(out));
-  }
+using tensord::LogEvent;
+using tensord::LogLevel;
+
+constexpr char kVersion[] = "0.1.0";
+
+absl::Status Invalid(const std::string& message) { return absl::InvalidArgumentError(message); }
+
+absl::Status CheckPort(const char* flag, int port) {
+  if (port < 0 || port > 65535) return Invalid(absl::StrCat("--", flag, " must be in 0..65535"));
   return absl::OkStatus();
 }
 
-constexpr char kVersion[] = "tensord 0.1.0 (gRPC: PredictionService, ModelService)";
+absl::Status CheckNonNegative(const char* flag, int64_t value) {
+  if (value < 0) return Invalid(absl::StrCat("--", flag, " must not be negative"));
+  return absl::OkStatus();
+}
 
-int Run(int argc, char** argv) {
-  absl::FlagsUsageConfig usage_config;
-  usage_config.version_string = []() { return std::string(kVersion) + "\n"; };
-  absl::SetFlagsUsageConfig(usage_config);
-  absl::SetProgramUsageMessage(
-      "tensord --model_base_path=DIR [--model_name=NAME] [--port=8500]");
-  absl::ParseCommandLine(argc, argv);  // Unknown flags: message and exit 1.
+// The metrics path from a MonitoringConfig file; "" when it disables Prometheus.
+absl::StatusOr<std::string> MetricsPath(const std::string& file) {
+  const std::string kDefault = "/monitoring/prometheus/metrics";
+  if (file.empty()) return kDefault;
+  std::ifstream in(file);
+  if (!in) return Invalid("invalid --monitoring_config_file " + file + ": cannot open the file");
+  std::stringstream text;
+  text << in.rdbuf();
+  tensorflow::serving::MonitoringConfig config;
+  if (!google::protobuf::TextFormat::ParseFromString(text.str(), &config)) {
+    return Invalid("invalid --monitoring_config_file " + file +
+                   ": not a text-format MonitoringConfig");
+  }
+  if (!config.prometheus_config().enable()) return std::string();
+  const std::string& path = config.prometheus_config().path();
+  if (path.empty()) return kDefault;
+  if (path[0] != '/') {
+    return Invalid("invalid --monitoring_config_file " + file +
+                   ": prometheus_config.path must start with '/'");
+  }
+  return path;
+}
+
+absl::StatusOr<std::vector<std::pair<std::string, std::string>>> ChannelArguments(
+    const std::string& text) {
+  std::vector<std::pair<std::string, std::string>> arguments;
+  if (text.empty()) return arguments;
+  for (absl::string_view item : absl::StrSplit(text, ',')) {
+    std::vector<std::string> kv = absl::StrSplit(item, absl::MaxSplits('=', 1));
+    if (kv.size() != 2 || kv[0].empty()) {
+      return Invalid(absl::StrCat("--grpc_channel_arguments: expected key=value, got '",
+                                  std::string(item), "'"));
+    }
+    arguments.emplace_back(kv[0], kv[1]);
+  }
+  return arguments;
+}
+
+// Flags → ServerOptions, with TF Serving's validation rules.
+absl::StatusOr<tensord::ServerOptions> OptionsFromFlags() {
+  tensord::ServerOptions options;
+  options.grpc_port = absl::GetFlag(FLAGS_port);
+  options.grpc_socket_path = absl::GetFlag(FLAGS_grpc_socket_path);
+  options.rest_port = absl::GetFlag(FLAGS_rest_api_port);
+  TENSORD_RETURN_IF_ERROR(CheckPort("port", options.grpc_port));
+  TENSORD_RETURN_IF_ERROR(CheckPort("rest_api_port", options.rest_port));
+  if (options.grpc_port == 0 && options.grpc_socket_path.empty()) {
+    return Invalid(
+        "At least one of server_options.grpc_port or server_options.grpc_socket_path must be "
+        "set.");
+  }
+  if (options.rest_port != 0 && options.rest_port == options.grpc_port) {
+    return Invalid("--rest_api_port must differ from --port");
+  }
+  options.rest_num_threads = absl::GetFlag(FLAGS_rest_api_num_threads);
+  options.rest_timeout_ms = absl::GetFlag(FLAGS_rest_api_timeout_in_ms);
+  options.grpc_max_threads = absl::GetFlag(FLAGS_grpc_max_threads);
+  TENSORD_RETURN_IF_ERROR(CheckNonNegative("rest_api_num_threads", options.rest_num_threads));
+  TENSORD_RETURN_IF_ERROR(CheckNonNegative("rest_api_timeout_in_ms", options.rest_timeout_ms));
+  TENSORD_RETURN_IF_ERROR(CheckNonNegative("grpc_max_threads", options.grpc_max_threads));
+  TENSORD_ASSIGN_OR_RETURN(options.grpc_channel_arguments,
+                           ChannelArguments(absl::GetFlag(FLAGS_grpc_channel_arguments)));
+  TENSORD_ASSIGN_OR_RETURN(options.metrics_path,
+                           MetricsPath(absl::GetFlag(FLAGS_monitoring_config_file)));
 
   const std::string base_path = absl::GetFlag(FLAGS_model_base_path);
-  const std::string model_name = absl::GetFlag(FLAGS_model_name);
-  const std::string config_file = absl::GetFlag(FLAGS_model_config_file);
-  const int port = absl::GetFlag(FLAGS_port);
-  const int poll_seconds = absl::GetFlag(FLAGS_file_system_poll_wait_seconds);
-  if (base_path.empty() && config_file.empty()) {
-    std::cerr << "tensord: --model_base_path is required (Both server_options.model_base_path "
-                 "and server_options.model_config_file are empty!)\n";
-    return 2;
+  options.model_config_file = absl::GetFlag(FLAGS_model_config_file);
+  if (base_path.empty() && options.model_config_file.empty()) {
+    return Invalid(
+        "--model_base_path or --model_config_file is required (Both "
+        "server_options.model_base_path and server_options.model_config_file are empty!)");
   }
-  std::vector<tensord::ModelConfig> configs;
-  if (!config_file.empty()) {
-    if (absl::Status s = ReadModelConfigFile(config_file, &configs); !s.ok()) {
-      std::cerr << "tensord: " << s.message() << "\n";
-      return 1;
-    }
+  if (!options.model_config_file.empty()) {
+    TENSORD_ASSIGN_OR_RETURN(options.models,
+                             tensord::ReadModelConfigFile(options.model_config_file));
     if (!base_path.empty()) {
-      std::cerr << "tensord: warning: --model_config_file overrides --model_name/"
-                   "--model_base_path, as in TF Serving\n";
+      LogEvent(LogLevel::kWarning,
+               "--model_config_file overrides --model_name/--model_base_path, as in TF Serving");
     }
   } else {
     tensord::ModelConfig single;
-    single.name = model_name;
+    single.name = absl::GetFlag(FLAGS_model_name);
     single.base_path = base_path;
-    configs.push_back(single);
+    options.models.push_back(single);
   }
-  if (port < 0 || port > 65535) {
-    std::cerr << "tensord: --port must be in 0..65535\n";
+  options.model_config_file_poll_seconds = absl::GetFlag(FLAGS_model_config_file_poll_wait_seconds);
+  options.file_system_poll_seconds = absl::GetFlag(FLAGS_file_system_poll_wait_seconds);
+  TENSORD_RETURN_IF_ERROR(CheckNonNegative("model_config_file_poll_wait_seconds",
+                                           options.model_config_file_poll_seconds));
+  TENSORD_RETURN_IF_ERROR(
+      CheckNonNegative("file_system_poll_wait_seconds", options.file_system_poll_seconds));
+
+  if (!absl::GetFlag(FLAGS_batching_parameters_file).empty() &&
+      !absl::GetFlag(FLAGS_enable_batching)) {
+    return Invalid(
+        "server_options.batching_parameters_file is set without setting "
+        "server_options.enable_batching to true.");
+  }
+
+  tensord::ModelManagerOptions& manager = options.manager;
+  const int session = absl::GetFlag(FLAGS_tensorflow_session_parallelism);
+  const int intra = absl::GetFlag(FLAGS_tensorflow_intra_op_parallelism);
+  const int inter = absl::GetFlag(FLAGS_tensorflow_inter_op_parallelism);
+  TENSORD_RETURN_IF_ERROR(CheckNonNegative("tensorflow_session_parallelism", session));
+  TENSORD_RETURN_IF_ERROR(CheckNonNegative("tensorflow_intra_op_parallelism", intra));
+  TENSORD_RETURN_IF_ERROR(CheckNonNegative("tensorflow_inter_op_parallelism", inter));
+  if (session > 0 && intra > 0 && inter > 0) {
+    return Invalid(
+        "Either configure server_options.tensorflow_session_parallelism or "
+        "(server_options.tensorflow_intra_op_parallelism, "
+        "server_options.tensorflow_inter_op_parallelism), not both.");
+  }
+  manager.load.session.intra_op_threads = intra > 0 || inter > 0 ? intra : session;
+  manager.load.session.inter_op_threads = intra > 0 || inter > 0 ? inter : session;
+  manager.load.tags.clear();
+  for (absl::string_view tag : absl::StrSplit(absl::GetFlag(FLAGS_saved_model_tags), ',',
+                                              absl::SkipWhitespace())) {
+    manager.load.tags.insert(std::string(tag));
+  }
+  manager.num_load_threads = absl::GetFlag(FLAGS_num_load_threads);
+  manager.num_unload_threads = absl::GetFlag(FLAGS_num_unload_threads);
+  manager.max_num_load_retries = absl::GetFlag(FLAGS_max_num_load_retries);
+  const int64_t retry_micros = absl::GetFlag(FLAGS_load_retry_interval_micros);
+  TENSORD_RETURN_IF_ERROR(CheckNonNegative("num_load_threads", manager.num_load_threads));
+  TENSORD_RETURN_IF_ERROR(CheckNonNegative("num_unload_threads", manager.num_unload_threads));
+  TENSORD_RETURN_IF_ERROR(CheckNonNegative("max_num_load_retries", manager.max_num_load_retries));
+  TENSORD_RETURN_IF_ERROR(CheckNonNegative("load_retry_interval_micros", retry_micros));
+  manager.load_retry_interval = absl::Microseconds(retry_micros);
+  manager.allow_version_labels_for_unavailable_models =
+      absl::GetFlag(FLAGS_allow_version_labels_for_unavailable_models);
+
+  options.enable_model_warmup = absl::GetFlag(FLAGS_enable_model_warmup);
+  options.warmup_iterations = absl::GetFlag(FLAGS_num_request_iterations_for_warmup);
+  const int drain = absl::GetFlag(FLAGS_drain_timeout_seconds);
+  TENSORD_RETURN_IF_ERROR(CheckNonNegative("drain_timeout_seconds", drain));
+  options.drain_timeout = absl::Seconds(drain);
+  return options;
+}
+
+int Run(int argc, char** argv) {
+  absl::FlagsUsageConfig usage_config;
+  usage_config.version_string = []() {
+    return absl::StrCat("TensorFlow ModelServer: tensord ", kVersion, "\n",
+                        "TensorFlow Library: none (tensord runs SavedModels itself)\n");
+  };
+  // --help lists tensord's own flags only, not those of the libraries it links.
+  usage_config.contains_help_flags = [](absl::string_view file) {
+    return absl::EndsWith(file, "server/main.cc");
+  };
+  absl::SetFlagsUsageConfig(usage_config);
+  absl::SetProgramUsageMessage(
+      "tensord --model_base_path=DIR [--model_name=NAME] [--port=8500] [--rest_api_port=8501]\n"
+      "        or --model_config_file=FILE. Flags are tensorflow_model_server's; [tensord] "
+      "marks additions.");
+  absl::ParseCommandLine(argc, argv);  // Unknown flags and malformed values: message, exit 1.
+
+  tensord::LogFormat format;
+  if (!tensord::ParseLogFormat(absl::GetFlag(FLAGS_log_format), &format)) {
+    std::cerr << "tensord: --log_format must be 'text' or 'json'\n";
     return 2;
   }
-  const int rest_port = absl::GetFlag(FLAGS_rest_api_port);
-  if (rest_port < 0 || rest_port > 65535) {
-    std::cerr << "tensord: --rest_api_port must be in 0..65535\n";
+  tensord::SetLogFormat(format);
+
+  absl::StatusOr<tensord::ServerOptions> options = OptionsFromFlags();
+  if (!options.ok()) {
+    std::cerr << "tensord: " << options.status().message() << "\n";
     return 2;
+  }
+  if (absl::GetFlag(FLAGS_enable_batching)) {
+    LogEvent(LogLevel::kWarning,
+             "--enable_batching: request batching is not implemented yet; requests run "
+             "unbatched");
   }
 
   // Block the shutdown signals before any thread starts, so that only sigwait sees them.
@@ -162,78 +292,15 @@ int Run(int argc, char** argv) {
   sigaddset(&signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
-  tensord::ModelManagerOptions options;
-  options.load.session.intra_op_threads = absl::GetFlag(FLAGS_tensorflow_intra_op_parallelism);
-  options.load.session.inter_op_threads = absl::GetFlag(FLAGS_tensorflow_inter_op_parallelism);
-  tensord::ModelManager manager(options);
-  for (const tensord::ModelConfig& config : configs) {
-    if (absl::Status s = manager.AddModel(config); !s.ok()) {
-      std::cerr << "tensord: cannot serve model " << config.name << ": " << s << "\n";
-      return 1;
-    }
-    auto statuses = manager.GetVersionStatus(config.name, std::nullopt);
-    if (!statuses.ok()) {
-      std::cerr << "tensord: warning: No versions of servable " << config.name
-                << " found under base path " << config.base_path << "\n";
-      continue;
-    }
-    for (const auto& vs : *statuses) {
-      if (vs.status.ok()) {
-        std::cerr << "tensord: model " << config.name << " version " << vs.version
-                  << (vs.state == tensord::VersionState::kAvailable ? " AVAILABLE\n" : " END\n");
-      } else {
-        std::cerr << "tensord: model " << config.name << " version " << vs.version
-                  << " failed to load (END): " << vs.status << "\n";
-      }
-    }
-  }
-  manager.StartPolling(poll_seconds);
-
-  tensord::PredictionServiceImpl prediction_service(&manager);
-  tensord::ModelServiceImpl model_service(&manager);
-  tensord::HealthServiceImpl health_service(&manager);
-  grpc::ServerBuilder builder;
-  int selected_port = 0;
-  builder.AddListeningPort(absl::StrCat("0.0.0.0:", port), grpc::InsecureServerCredentials(),
-                           &selected_port);
-  builder.SetMaxReceiveMessageSize(INT_MAX);
-  builder.SetMaxSendMessageSize(INT_MAX);
-  builder.RegisterService(&prediction_service);
-  builder.RegisterService(&model_service);
-  builder.RegisterService(&health_service);
-  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-  if (server == nullptr || selected_port == 0) {
-    std::cerr << "tensord: cannot listen on 0.0.0.0:" << port << "\n";
+  tensord::Server server(*std::move(options));
+  if (absl::Status s = server.Start(); !s.ok()) {
+    LogEvent(LogLevel::kError, "cannot start", {{"error", s.ToString()}});
     return 1;
   }
-  std::cerr << "tensord: serving " << configs.size() << " model(s)"
-            << "; gRPC (tensorflow.serving.PredictionService, ModelService, grpc.health.v1.Health) at 0.0.0.0:"
-            << selected_port << std::endl;
-
-  // TF Serving's convention: --rest_api_port=0 means no REST API.
-  std::unique_ptr<tensord::RestApi> rest;
-  if (rest_port > 0) {
-    tensord::RestApiOptions rest_options;
-    rest_options.port = rest_port;
-    rest_options.num_threads = absl::GetFlag(FLAGS_rest_api_num_threads);
-    rest_options.timeout_ms = absl::GetFlag(FLAGS_rest_api_timeout_in_ms);
-    rest = std::make_unique<tensord::RestApi>(rest_options);
-    if (absl::Status s = rest->Start(manager); !s.ok()) {
-      std::cerr << "tensord: cannot start the REST API: " << s << "\n";
-      server->Shutdown();
-      manager.StopPolling();
-      return 1;
-    }
-    std::cerr << "tensord: REST API (/v1/models/...) at 0.0.0.0:" << rest->port() << std::endl;
-  }
-
   int signal_number = 0;
   sigwait(&signals, &signal_number);
-  std::cerr << "tensord: received signal " << signal_number << ", shutting down" << std::endl;
-  if (rest != nullptr) rest->Stop();
-  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
-  server->Wait();
-  manager.StopPolling();
+  LogEvent(LogLevel::kInfo, "shutting down", {{"signal", strsignal(signal_number)}});
+  server.Drain();
   return 0;
 }
 

@@ -144,46 +144,6 @@ absl::Status FillString(const std::vector<const json::Value*>& leaves,
   return absl::OkStatus();
 }
 
-void AppendFloat(float f, std::string* out) {
-  if (std::isnan(f)) {
-    out->append("NaN");
-    return;
-  }
-  if (std::isinf(f)) {
-    out->append(f > 0 ? "Infinity" : "-Infinity");
-    return;
-  }
-  char buf[32];
-  char* end = std::to_chars(buf, buf + sizeof(buf), f).ptr;
-  out->append(buf, end);
-  if (std::string_view(buf, end - buf).find_first_of(".e") == std::string_view::npos) {
-    out->append(".0");
-  }
-}
-
-void AppendDouble(double d, std::string* out) {
-  if (std::isnan(d) || std::isinf(d)) {
-    out->append(std::isnan(d) ? "NaN" : (d > 0 ? "Infinity" : "-Infinity"));
-    return;
-  }
-  char buf[40];
-  char* end = std::to_chars(buf, buf + sizeof(buf), d).ptr;
-  out->append(buf, end);
-  if (std::string_view(buf, end - buf).find_first_of(".e") == std::string_view::npos) {
-    out->append(".0");
-  }
-}
-
-void AppendString(const std::string& s, std::string* out) {
-  if (json::IsValidUtf8(s)) {
-    json::AppendQuoted(s, out);
-  } else {
-    out->append("{\"b64\": \"");
-    out->append(absl::Base64Escape(s));
-    out->append("\"}");
-  }
-}
-
 // Writes nested lists for `dims`, calling `element(i, out)` for flat element i.
 void AppendNested(const std::vector<int64_t>& dims,
                   const std::function<void(int64_t, std::string*)>& element, std::string* out) {
@@ -203,7 +163,47 @@ void AppendNested(const std::vector<int64_t>& dims,
   level(0);
 }
 
+void AppendDouble(double d, std::string* out) {
+  if (std::isnan(d) || std::isinf(d)) {
+    out->append(std::isnan(d) ? "NaN" : (d > 0 ? "Infinity" : "-Infinity"));
+    return;
+  }
+  char buf[40];
+  char* end = std::to_chars(buf, buf + sizeof(buf), d).ptr;
+  out->append(buf, end);
+  if (std::string_view(buf, end - buf).find_first_of(".e") == std::string_view::npos) {
+    out->append(".0");
+  }
+}
+
 }  // namespace
+
+void AppendFloatJson(float f, std::string* out) {
+  if (std::isnan(f)) {
+    out->append("NaN");
+    return;
+  }
+  if (std::isinf(f)) {
+    out->append(f > 0 ? "Infinity" : "-Infinity");
+    return;
+  }
+  char buf[32];
+  char* end = std::to_chars(buf, buf + sizeof(buf), f).ptr;
+  out->append(buf, end);
+  if (std::string_view(buf, end - buf).find_first_of(".e") == std::string_view::npos) {
+    out->append(".0");
+  }
+}
+
+void AppendStringJson(const std::string& s, std::string* out) {
+  if (json::IsValidUtf8(s)) {
+    json::AppendQuoted(s, out);
+  } else {
+    out->append("{\"b64\": \"");
+    out->append(absl::Base64Escape(s));
+    out->append("\"}");
+  }
+}
 
 absl::StatusOr<Tensor> TensorFromJson(const json::Value& value, DataType dtype) {
   // The shape comes from the first element at every depth; Flatten checks the rest.
@@ -266,7 +266,7 @@ absl::Status AppendTensorJson(const Tensor& tensor, std::string* out) {
   switch (tensor.dtype()) {
     case DT_FLOAT: {
       const float* p = tensor.data<float>();
-      element = [p](int64_t i, std::string* o) { AppendFloat(p[i], o); };
+      element = [p](int64_t i, std::string* o) { AppendFloatJson(p[i], o); };
       break;
     }
     case DT_DOUBLE: {
@@ -276,21 +276,21 @@ absl::Status AppendTensorJson(const Tensor& tensor, std::string* out) {
     }
     case DT_HALF: {
       const Eigen::half* p = tensor.data<Eigen::half>();
-      element = [p](int64_t i, std::string* o) { AppendFloat(static_cast<float>(p[i]), o); };
+      element = [p](int64_t i, std::string* o) { AppendFloatJson(static_cast<float>(p[i]), o); };
       break;
     }
     case DT_BFLOAT16: {
       const Eigen::bfloat16* p = tensor.data<Eigen::bfloat16>();
-      element = [p](int64_t i, std::string* o) { AppendFloat(static_cast<float>(p[i]), o); };
+      element = [p](int64_t i, std::string* o) { AppendFloatJson(static_cast<float>(p[i]), o); };
       break;
     }
     case DT_COMPLEX64: {
       const std::complex<float>* p = tensor.data<std::complex<float>>();
       element = [p](int64_t i, std::string* o) {
         o->push_back('[');
-        AppendFloat(p[i].real(), o);
+        AppendFloatJson(p[i].real(), o);
         o->append(", ");
-        AppendFloat(p[i].imag(), o);
+        AppendFloatJson(p[i].imag(), o);
         o->push_back(']');
       };
       break;
@@ -313,7 +313,7 @@ absl::Status AppendTensorJson(const Tensor& tensor, std::string* out) {
     }
     case DT_STRING: {
       const std::string* p = tensor.data<std::string>();
-      element = [p](int64_t i, std::string* o) { AppendString(p[i], o); };
+      element = [p](int64_t i, std::string* o) { AppendStringJson(p[i], o); };
       break;
     }
     default: {

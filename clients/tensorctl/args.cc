@@ -20,26 +20,45 @@ Commands:
       '[[1.0], [2.0]]', converted to the input's declared dtype (strings for DT_STRING, also
       {"b64": "..."}), or @FILE.npy. Prints {"outputs": {ALIAS: VALUE, ...}}; with
       --output_dir, writes D/ALIAS.npy for each output instead.
-  predict --server HOST:PORT --model NAME [--version N] [--signature_def KEY]
+  predict --server HOST:PORT --model NAME [--version N | --label L] [--signature_def KEY]
           [--input ALIAS=VALUE ...] [--output_filter A,B]
       Call PredictionService.Predict on a TF Serving-compatible gRPC server. The inputs' dtypes
       come from GetModelMetadata; VALUE is as for run. Prints
       {"model_spec": {"name", "version", "signature_name"}, "outputs": {ALIAS: VALUE, ...}}.
-  metadata --server HOST:PORT --model NAME [--version N]
+  classify --server HOST:PORT --model NAME [--version N | --label L] [--signature_def KEY]
+           --examples EXAMPLES [--context EXAMPLE]
+  regress ... (the same flags)
+      Call PredictionService.Classify / Regress with tf.Examples written as in TF Serving's
+      REST API: EXAMPLES is a JSON list of objects, EXAMPLE one object, or @FILE.json holding
+      it, e.g. '[{"x": 1.0, "n": [1, 2], "s": "a", "b": {"b64": "AP8="}}]'. Integers become
+      int64_list, decimals (1.0, not 1) float_list, strings and {"b64": ...} bytes_list; a
+      feature holds one value or a flat list. Prints {"results": [[["LABEL", SCORE], ...],
+      ...]} (classify) or {"results": [VALUE, ...]} (regress), one entry per example.
+  metadata --server HOST:PORT --model NAME [--version N | --label L]
       Print the model's SignatureDefMap (GetModelMetadata) as JSON.
   status --server HOST:PORT --model NAME [--version N]
       Print ModelService.GetModelStatus as JSON.
+  list --server HOST:PORT [--json]
+      List the server's models with each version's state (tensord's ModelRepository.ListModels;
+      not part of TF Serving): a MODEL / VERSION / STATE table, or JSON with --json.
+  reload --server HOST:PORT --config FILE
+      Send the text-format ModelServerConfig in FILE to ModelService.HandleReloadConfigRequest
+      and print the returned status as JSON.
 
 Flags:
   --tag_set TAGS        comma-separated tags of the meta graph (run default: serve)
   --signature_def KEY   signature to run (default: serving_default)
   --input ALIAS=VALUE   one input; repeat for several
   --output_dir D        directory for the outputs' .npy files (created if missing)
-  --json                inspect: machine-readable JSON
-  --server HOST:PORT    gRPC server of predict, metadata and status
+  --json                inspect, list: machine-readable JSON
+  --server HOST:PORT    gRPC server of the server commands
   --model NAME          model name on the server
   --version N           model version (default: the server's latest)
+  --label L             model version by its label (version_labels of the server's config)
   --output_filter A,B   predict: only these outputs
+  --examples EXAMPLES   classify, regress: the tf.Examples (JSON or @FILE)
+  --context EXAMPLE     classify, regress: features shared by all examples (JSON or @FILE)
+  --config FILE         reload: text-format ModelServerConfig
   --timeout_ms MS       gRPC deadline per call (default: 30000)
   -h, --help            show this help
 
@@ -69,7 +88,9 @@ absl::StatusOr<Args> ParseArgs(const std::vector<std::string>& argv) {
     args.command = Args::Command::kRun;
   } else {
     return absl::InvalidArgumentError(
-        absl::StrCat("unknown command '", command, "' (expected inspect or run)"));
+        absl::StrCat("unknown command '", command,
+                     "' (expected inspect, run, predict, classify, regress, metadata, status, "
+                     "list or reload)"));
   }
   const bool run = args.command == Args::Command::kRun;
 

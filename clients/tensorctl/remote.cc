@@ -1,22 +1,31 @@
 #include "clients/tensorctl/remote.h"
 
 #include <chrono>
+#include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
+#include <sstream>
 #include <string>
 
+#include <google/protobuf/io/tokenizer.h>
+#include <google/protobuf/text_format.h>
 #include <google/protobuf/util/json_util.h>
 #include <grpcpp/grpcpp.h>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/util/json.h"
+#include "clients/common/classify_regress_json.h"
 #include "clients/common/tensor_json.h"
+#include "clients/tensorctl/model_list.h"
 #include "clients/tensorctl/run_io.h"
 #include "protos/serving/get_model_metadata.pb.h"
 #include "protos/serving/get_model_status.pb.h"
+#include "protos/serving/model_server_config.pb.h"
 #include "protos/serving/model_service.grpc.pb.h"
 #include "protos/serving/prediction_service.grpc.pb.h"
+#include "protos/tensord/model_repository.grpc.pb.h"
 #include "runtime/framework/tensor_proto.h"
 
 namespace tensord {
@@ -44,11 +53,15 @@ void SetDeadline(const ServerArgs& args, grpc::ClientContext* context) {
 void FillModelSpec(const ServerArgs& args, serving::ModelSpec* spec) {
   spec->set_name(args.model);
   if (args.version) spec->mutable_version()->set_value(*args.version);
+  if (!args.version_label.empty()) spec->set_version_label(args.version_label);
 }
 
-absl::StatusOr<std::string> ProtoJson(const google::protobuf::Message& message) {
+// `with_defaults`: also the fields that hold their default value (an OK status, say).
+absl::StatusOr<std::string> ProtoJson(const google::protobuf::Message& message,
+                                      bool with_defaults = false) {
   google::protobuf::util::JsonPrintOptions options;
   options.preserve_proto_field_names = true;
+  options.always_print_primitive_fields = with_defaults;
   std::string text;
   auto status = google::protobuf::util::MessageToJsonString(message, &text, options);
   if (!status.ok()) {
@@ -173,6 +186,143 @@ int Predict(const ServerArgs& args, const std::shared_ptr<grpc::Channel>& channe
   return 0;
 }
 
+absl::StatusOr<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// A --examples / --context value: JSON text, or @FILE holding it.
+absl::StatusOr<json::Value> ReadJsonFlag(const std::string& flag, const std::string& value) {
+  std::string text = value;
+  std::string where = absl::StrCat("--", flag);
+  if (!value.empty() && value[0] == '@') {
+    absl::StatusOr<std::string> file = ReadFile(value.substr(1));
+    if (!file.ok()) {
+      return absl::Status(file.status().code(),
+                          absl::StrCat(where, ": ", file.status().message()));
+    }
+    text = *std::move(file);
+    where = value.substr(1);
+  }
+  absl::StatusOr<json::Value> parsed = json::Parse(text);
+  if (!parsed.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, " is not valid JSON: ", parsed.status().message()));
+  }
+  return parsed;
+}
+
+// Classify and Regress: the same request but for its type, the same reply but for its result.
+template <typename Request, typename Response, typename ResultJson>
+int ExampleRpc(const ServerArgs& args, const std::shared_ptr<grpc::Channel>& channel,
+               grpc::Status (serving::PredictionService::Stub::*rpc)(grpc::ClientContext*,
+                                                                     const Request&, Response*),
+               ResultJson result_json, std::ostream& out, std::ostream& err) {
+  // Bad examples fail before any RPC.
+  absl::StatusOr<json::Value> examples = ReadJsonFlag("examples", args.examples);
+  if (!examples.ok()) return Fail(err, examples.status());
+  std::optional<json::Value> shared_features;
+  if (args.context) {
+    absl::StatusOr<json::Value> parsed = ReadJsonFlag("context", *args.context);
+    if (!parsed.ok()) return Fail(err, parsed.status());
+    shared_features = *std::move(parsed);
+  }
+  absl::StatusOr<serving::Input> input =
+      InputFromJson(*examples, shared_features ? &*shared_features : nullptr);
+  if (!input.ok()) return Fail(err, input.status());
+
+  Request request;
+  FillModelSpec(args, request.mutable_model_spec());
+  request.mutable_model_spec()->set_signature_name(args.signature_def);
+  *request.mutable_input() = *std::move(input);
+  auto stub = serving::PredictionService::NewStub(channel);
+  Response response;
+  grpc::ClientContext context;
+  SetDeadline(args, &context);
+  grpc::Status status = (stub.get()->*rpc)(&context, request, &response);
+  if (!status.ok()) return FailRpc(err, status);
+  out << result_json(response.result()) << "\n";
+  return 0;
+}
+
+int List(const ServerArgs& args, const std::shared_ptr<grpc::Channel>& channel,
+         std::ostream& out, std::ostream& err) {
+  auto stub = v1::ModelRepository::NewStub(channel);
+  v1::ListModelsResponse response;
+  grpc::ClientContext context;
+  SetDeadline(args, &context);
+  grpc::Status status = stub->ListModels(&context, v1::ListModelsRequest(), &response);
+  if (status.error_code() == grpc::StatusCode::UNIMPLEMENTED && status.error_message().empty()) {
+    // What gRPC answers for a service the server lacks (TF Serving's, for one).
+    return FailRpc(err, grpc::Status(status.error_code(),
+                                     "the server has no tensord.v1.ModelRepository service "
+                                     "(a tensord addition to the TF Serving API)"));
+  }
+  if (!status.ok()) return FailRpc(err, status);
+  if (args.json) {
+    absl::StatusOr<std::string> text = ProtoJson(response);
+    if (!text.ok()) return Fail(err, text.status());
+    out << *text << "\n";
+  } else {
+    out << ModelListText(response);
+  }
+  return 0;
+}
+
+// Collects the first error of a text-format parse, with its 1-based position.
+class FirstParseError : public google::protobuf::io::ErrorCollector {
+ public:
+  void AddError(int line, google::protobuf::io::ColumnNumber column,
+                const std::string& message) override {
+    if (error_.empty()) error_ = absl::StrCat(line + 1, ":", column + 1, ": ", message);
+  }
+  const std::string& error() const { return error_; }
+
+ private:
+  std::string error_;
+};
+
+absl::StatusOr<serving::ModelServerConfig> ReadModelServerConfig(const std::string& path) {
+  absl::StatusOr<std::string> text = ReadFile(path);
+  if (!text.ok()) return text.status();
+  serving::ModelServerConfig config;
+  FirstParseError error;
+  google::protobuf::TextFormat::Parser parser;
+  parser.RecordErrorsTo(&error);
+  if (!parser.ParseFromString(*text, &config)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ":", error.error(), " (expected a text-format ModelServerConfig)"));
+  }
+  return config;
+}
+
+int Reload(const ServerArgs& args, const std::shared_ptr<grpc::Channel>& channel,
+           std::ostream& out, std::ostream& err) {
+  absl::StatusOr<serving::ModelServerConfig> config = ReadModelServerConfig(args.config);
+  if (!config.ok()) return Fail(err, config.status());
+  serving::ReloadConfigRequest request;
+  *request.mutable_config() = *std::move(config);
+  auto stub = serving::ModelService::NewStub(channel);
+  serving::ReloadConfigResponse response;
+  grpc::ClientContext context;
+  SetDeadline(args, &context);
+  grpc::Status status = stub->HandleReloadConfigRequest(&context, request, &response);
+  if (!status.ok()) return FailRpc(err, status);
+  // TF Serving reports a failed reload in the gRPC status as well; this catches servers that
+  // put it in the response alone.
+  if (response.status().error_code() != ::tensorflow::error::OK) {
+    const auto code = static_cast<grpc::StatusCode>(response.status().error_code());
+    return FailRpc(err, grpc::Status(code, response.status().error_message()));
+  }
+  absl::StatusOr<std::string> text = ProtoJson(response.status(), /*with_defaults=*/true);
+  if (!text.ok()) return Fail(err, text.status());
+  out << *text << "\n";
+  return 0;
+}
+
 }  // namespace
 
 const char* GrpcCodeName(int code) {
@@ -195,6 +345,14 @@ int RunServerCommand(const ServerArgs& args, std::ostream& out, std::ostream& er
     case ServerArgs::Command::kPredict: return Predict(args, channel, out, err);
     case ServerArgs::Command::kMetadata: return Metadata(args, channel, out, err);
     case ServerArgs::Command::kStatus: return Status(args, channel, out, err);
+    case ServerArgs::Command::kClassify:
+      return ExampleRpc(args, channel, &serving::PredictionService::Stub::Classify,
+                        ClassificationResultJson, out, err);
+    case ServerArgs::Command::kRegress:
+      return ExampleRpc(args, channel, &serving::PredictionService::Stub::Regress,
+                        RegressionResultJson, out, err);
+    case ServerArgs::Command::kList: return List(args, channel, out, err);
+    case ServerArgs::Command::kReload: return Reload(args, channel, out, err);
     case ServerArgs::Command::kHelp: out << kUsage; return 0;
   }
   return 1;

@@ -1,6 +1,7 @@
-// tensorctl's server commands: predict, metadata and status over the TF Serving gRPC API
-// (tensorflow.serving.PredictionService / ModelService). Needs only the protos and gRPC, not
-// the runtime's loader or kernels.
+// tensorctl's server commands over gRPC: predict, metadata, classify and regress
+// (tensorflow.serving.PredictionService), status and reload (ModelService), list (tensord's own
+// tensord.v1.ModelRepository). Needs only the protos, gRPC and clients/common, not the runtime's
+// loader or kernels.
 #ifndef TENSORD_CLIENTS_TENSORCTL_REMOTE_H_
 #define TENSORD_CLIENTS_TENSORCTL_REMOTE_H_
 

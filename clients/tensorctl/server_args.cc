@@ -1,33 +1,133 @@
 #include "clients/tensorctl/server_args.h"
 
+#include <algorithm>
+
 #include "absl/status/status.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "absl/strings/ascii.h"
 
 namespace tensord {
 namespace tensorctl {
+namespace {
 
-bool IsServerCommand(const std::string& command) {
-  return command == "predict" || command == "metadata" || command == "status";
+// Each command's flags besides --server and --timeout_ms, which all of them take.
+struct CommandSpec {
+  const char* name;
+  ServerArgs::Command command;
+  std::vector<std::string> flags;
+};
+
+const std::vector<CommandSpec>& CommandSpecs() {
+  static const auto* specs = new std::vector<CommandSpec>{
+      {"predict", ServerArgs::Command::kPredict,
+       {"model", "version", "label", "signature_def", "input", "output_filter"}},
+      {"metadata", ServerArgs::Command::kMetadata, {"model", "version", "label"}},
+      // GetModelStatus has no use for a label: TF Serving ignores it.
+      {"status", ServerArgs::Command::kStatus, {"model", "version"}},
+      {"classify", ServerArgs::Command::kClassify,
+       {"model", "version", "label", "signature_def", "examples", "context"}},
+      {"regress", ServerArgs::Command::kRegress,
+       {"model", "version", "label", "signature_def", "examples", "context"}},
+      {"list", ServerArgs::Command::kList, {"json"}},
+      {"reload", ServerArgs::Command::kReload, {"config"}},
+  };
+  return *specs;
 }
 
+const CommandSpec* FindCommand(const std::string& name) {
+  for (const CommandSpec& spec : CommandSpecs()) {
+    if (name == spec.name) return &spec;
+  }
+  return nullptr;
+}
+
+absl::Status NonEmpty(const std::string& name, const std::string& value) {
+  if (value.empty()) return absl::InvalidArgumentError(absl::StrCat("--", name, " is empty"));
+  return absl::OkStatus();
+}
+
+// Stores one flag's value into `args`; `name` is one of the command's flags.
+absl::Status SetFlag(const std::string& name, const std::string& value, ServerArgs* args) {
+  if (name == "version") {
+    int64_t version;
+    if (!absl::SimpleAtoi(value, &version) || version < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--version '", value, "' is not a non-negative integer"));
+    }
+    args->version = version;
+    return absl::OkStatus();
+  }
+  if (name == "timeout_ms") {
+    int64_t ms;
+    if (!absl::SimpleAtoi(value, &ms) || ms <= 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--timeout_ms '", value, "' is not a positive integer"));
+    }
+    args->timeout_ms = ms;
+    return absl::OkStatus();
+  }
+  if (name == "output_filter") {
+    for (absl::string_view alias : absl::StrSplit(value, ',', absl::SkipWhitespace())) {
+      args->output_filter.emplace_back(absl::StripAsciiWhitespace(alias));
+    }
+    return absl::OkStatus();
+  }
+  if (name == "input") {
+    size_t eq = value.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--input '", value, "' must be ALIAS=VALUE (VALUE: JSON or @file.npy)"));
+    }
+    InputSpec spec{value.substr(0, eq), value.substr(eq + 1)};
+    for (const InputSpec& other : args->inputs) {
+      if (other.alias == spec.alias) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("input '", spec.alias, "' is given more than once"));
+      }
+    }
+    args->inputs.push_back(std::move(spec));
+    return absl::OkStatus();
+  }
+  // The rest are non-empty strings.
+  if (absl::Status s = NonEmpty(name, value); !s.ok()) return s;
+  if (name == "server") {
+    args->server = value;
+  } else if (name == "model") {
+    args->model = value;
+  } else if (name == "label") {
+    args->version_label = value;
+  } else if (name == "signature_def") {
+    args->signature_def = value;
+  } else if (name == "examples") {
+    args->examples = value;
+  } else if (name == "context") {
+    args->context = value;
+  } else {  // config
+    args->config = value;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+bool IsServerCommand(const std::string& command) { return FindCommand(command) != nullptr; }
+
 absl::StatusOr<ServerArgs> ParseServerArgs(const std::vector<std::string>& argv) {
+  const CommandSpec* spec = argv.empty() ? nullptr : FindCommand(argv[0]);
+  if (spec == nullptr) {
+    return absl::InvalidArgumentError(
+        "expected predict, metadata, status, classify, regress, list or reload");
+  }
+  const std::string command = spec->name;
+  auto takes = [spec](const std::string& name) {
+    return name == "server" || name == "timeout_ms" ||
+           std::find(spec->flags.begin(), spec->flags.end(), name) != spec->flags.end();
+  };
   ServerArgs args;
-  if (argv.empty() || !IsServerCommand(argv[0])) {
-    return absl::InvalidArgumentError("expected predict, metadata or status");
-  }
-  const std::string& command = argv[0];
-  if (command == "predict") {
-    args.command = ServerArgs::Command::kPredict;
-  } else if (command == "metadata") {
-    args.command = ServerArgs::Command::kMetadata;
-  } else {
-    args.command = ServerArgs::Command::kStatus;
-  }
-  const bool predict = args.command == ServerArgs::Command::kPredict;
+  args.command = spec->command;
 
   for (size_t i = 1; i < argv.size(); ++i) {
     const std::string& arg = argv[i];
@@ -45,12 +145,14 @@ absl::StatusOr<ServerArgs> ParseServerArgs(const std::vector<std::string>& argv)
       value = name.substr(eq + 1);
       name = name.substr(0, eq);
     }
-    const bool known =
-        name == "server" || name == "model" || name == "version" || name == "timeout_ms" ||
-        (predict && (name == "signature_def" || name == "input" || name == "output_filter"));
-    if (!known) {
+    if (!takes(name)) {
       return absl::InvalidArgumentError(
           absl::StrCat("unknown flag --", name, " for 'tensorctl ", command, "'"));
+    }
+    if (name == "json") {
+      if (value) return absl::InvalidArgumentError("--json takes no value");
+      args.json = true;
+      continue;
     }
     if (!value) {
       if (i + 1 >= argv.size()) {
@@ -58,55 +160,18 @@ absl::StatusOr<ServerArgs> ParseServerArgs(const std::vector<std::string>& argv)
       }
       value = argv[++i];
     }
-    if (name == "server") {
-      if (value->empty()) return absl::InvalidArgumentError("--server is empty");
-      args.server = *value;
-    } else if (name == "model") {
-      if (value->empty()) return absl::InvalidArgumentError("--model is empty");
-      args.model = *value;
-    } else if (name == "version") {
-      int64_t version;
-      if (!absl::SimpleAtoi(*value, &version) || version < 0) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("--version '", *value, "' is not a non-negative integer"));
-      }
-      args.version = version;
-    } else if (name == "timeout_ms") {
-      int64_t ms;
-      if (!absl::SimpleAtoi(*value, &ms) || ms <= 0) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("--timeout_ms '", *value, "' is not a positive integer"));
-      }
-      args.timeout_ms = ms;
-    } else if (name == "signature_def") {
-      if (value->empty()) return absl::InvalidArgumentError("--signature_def is empty");
-      args.signature_def = *value;
-    } else if (name == "output_filter") {
-      for (absl::string_view alias : absl::StrSplit(*value, ',', absl::SkipWhitespace())) {
-        args.output_filter.emplace_back(absl::StripAsciiWhitespace(alias));
-      }
-    } else {  // input
-      size_t eq = value->find('=');
-      if (eq == std::string::npos || eq == 0) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "--input '", *value, "' must be ALIAS=VALUE (VALUE: JSON or @file.npy)"));
-      }
-      InputSpec spec{value->substr(0, eq), value->substr(eq + 1)};
-      for (const InputSpec& other : args.inputs) {
-        if (other.alias == spec.alias) {
-          return absl::InvalidArgumentError(
-              absl::StrCat("input '", spec.alias, "' is given more than once"));
-        }
-      }
-      args.inputs.push_back(std::move(spec));
-    }
+    if (absl::Status s = SetFlag(name, *value, &args); !s.ok()) return s;
   }
-  if (args.server.empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("'tensorctl ", command, "' needs --server HOST:PORT"));
-  }
-  if (args.model.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat("'tensorctl ", command, "' needs --model"));
+
+  auto missing = [&](const std::string& what) {
+    return absl::InvalidArgumentError(absl::StrCat("'tensorctl ", command, "' needs ", what));
+  };
+  if (args.server.empty()) return missing("--server HOST:PORT");
+  if (takes("model") && args.model.empty()) return missing("--model");
+  if (takes("examples") && args.examples.empty()) return missing("--examples JSON");
+  if (takes("config") && args.config.empty()) return missing("--config FILE");
+  if (args.version && !args.version_label.empty()) {
+    return absl::InvalidArgumentError("--version and --label exclude each other");
   }
   return args;
 }

@@ -1,5 +1,7 @@
-// Command-line parsing for tensorctl's server commands (predict, metadata, status), which talk
-// to a TF Serving-compatible gRPC server. Flags take "--name value" or "--name=value".
+// Command-line parsing for tensorctl's server commands, which talk to a TF Serving-compatible
+// gRPC server: predict, metadata, status, classify, regress (TF Serving's API) and list
+// (tensord's ModelRepository), reload (ModelService.HandleReloadConfigRequest). Flags take
+// "--name value" or "--name=value"; each command accepts only its own flags.
 #ifndef TENSORD_CLIENTS_TENSORCTL_SERVER_ARGS_H_
 #define TENSORD_CLIENTS_TENSORCTL_SERVER_ARGS_H_
 
@@ -15,14 +17,21 @@ namespace tensord {
 namespace tensorctl {
 
 struct ServerArgs {
-  enum class Command { kHelp, kPredict, kMetadata, kStatus };
+  enum class Command {
+    kHelp, kPredict, kMetadata, kStatus, kClassify, kRegress, kList, kReload
+  };
   Command command = Command::kHelp;
   std::string server;                             // host:port
-  std::string model;
-  std::optional<int64_t> version;
-  std::string signature_def = "serving_default";  // predict
+  std::string model;                              // all but list and reload
+  std::optional<int64_t> version;                 // all but list and reload
+  std::string version_label;                      // --label: predict, metadata, classify, regress
+  std::string signature_def = "serving_default";  // predict, classify, regress
   std::vector<InputSpec> inputs;                  // predict
   std::vector<std::string> output_filter;         // predict
+  std::string examples;                           // classify, regress: JSON or @FILE
+  std::optional<std::string> context;             // classify, regress: JSON or @FILE
+  std::string config;                             // reload: path of a ModelServerConfig
+  bool json = false;                              // list
   int64_t timeout_ms = 30000;
 };
 

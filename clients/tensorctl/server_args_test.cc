@@ -17,6 +17,10 @@ TEST(ServerArgsTest, IsServerCommand) {
   EXPECT_TRUE(IsServerCommand("predict"));
   EXPECT_TRUE(IsServerCommand("metadata"));
   EXPECT_TRUE(IsServerCommand("status"));
+  EXPECT_TRUE(IsServerCommand("classify"));
+  EXPECT_TRUE(IsServerCommand("regress"));
+  EXPECT_TRUE(IsServerCommand("list"));
+  EXPECT_TRUE(IsServerCommand("reload"));
   EXPECT_FALSE(IsServerCommand("run"));
   EXPECT_FALSE(IsServerCommand("inspect"));
 }
@@ -54,6 +58,50 @@ TEST(ServerArgsTest, Defaults) {
   EXPECT_TRUE(args->output_filter.empty());
 }
 
+TEST(ServerArgsTest, ClassifyAllFlags) {
+  absl::StatusOr<ServerArgs> args = ParseServerArgs(
+      {"classify", "--server=h:1", "--model", "m", "--label=stable", "--signature_def", "sig",
+       "--examples", R"([{"x": 1.0}])", "--context={\"c\": 2}", "--timeout_ms=10"});
+  ASSERT_TRUE(args.ok()) << args.status();
+  EXPECT_EQ(args->command, ServerArgs::Command::kClassify);
+  EXPECT_EQ(args->server, "h:1");
+  EXPECT_EQ(args->model, "m");
+  EXPECT_FALSE(args->version.has_value());
+  EXPECT_EQ(args->version_label, "stable");
+  EXPECT_EQ(args->signature_def, "sig");
+  EXPECT_EQ(args->examples, R"([{"x": 1.0}])");
+  EXPECT_EQ(args->context, std::optional<std::string>(R"({"c": 2})"));
+  EXPECT_EQ(args->timeout_ms, 10);
+}
+
+TEST(ServerArgsTest, RegressDefaults) {
+  absl::StatusOr<ServerArgs> args = ParseServerArgs(
+      {"regress", "--server=h:1", "--model=m", "--version=2", "--examples=@in.json"});
+  ASSERT_TRUE(args.ok()) << args.status();
+  EXPECT_EQ(args->command, ServerArgs::Command::kRegress);
+  EXPECT_EQ(args->version, std::optional<int64_t>(2));
+  EXPECT_EQ(args->version_label, "");
+  EXPECT_EQ(args->signature_def, "serving_default");
+  EXPECT_EQ(args->examples, "@in.json");
+  EXPECT_FALSE(args->context.has_value());
+}
+
+TEST(ServerArgsTest, ListAndReload) {
+  absl::StatusOr<ServerArgs> args = ParseServerArgs({"list", "--server", "h:1"});
+  ASSERT_TRUE(args.ok()) << args.status();
+  EXPECT_EQ(args->command, ServerArgs::Command::kList);
+  EXPECT_FALSE(args->json);
+  args = ParseServerArgs({"list", "--json", "--server=h:1"});
+  ASSERT_TRUE(args.ok()) << args.status();
+  EXPECT_TRUE(args->json);
+
+  args = ParseServerArgs({"reload", "--server=h:1", "--config", "models.config"});
+  ASSERT_TRUE(args.ok()) << args.status();
+  EXPECT_EQ(args->command, ServerArgs::Command::kReload);
+  EXPECT_EQ(args->config, "models.config");
+  EXPECT_EQ(args->model, "");
+}
+
 TEST(ServerArgsTest, Help) {
   absl::StatusOr<ServerArgs> args = ParseServerArgs({"metadata", "--help"});
   ASSERT_TRUE(args.ok());
@@ -85,6 +133,29 @@ TEST(ServerArgsTest, Errors) {
   EXPECT_THAT(error({"predict", "--server=h:1", "--model"}), HasSubstr("needs a value"));
   EXPECT_THAT(error({"predict", "--server=h:1", "--model=m", "extra"}),
               HasSubstr("unexpected argument"));
+  EXPECT_THAT(error({"predict", "--server=h:1", "--model=m", "--version=1", "--label=a"}),
+              HasSubstr("--version and --label exclude each other"));
+  EXPECT_THAT(error({"status", "--server=h:1", "--model=m", "--label=a"}),
+              HasSubstr("unknown flag --label for 'tensorctl status'"));
+  EXPECT_THAT(error({"classify", "--server=h:1", "--model=m", "--label="}),
+              HasSubstr("--label is empty"));
+  EXPECT_THAT(error({"classify", "--server=h:1", "--model=m"}),
+              HasSubstr("'tensorctl classify' needs --examples JSON"));
+  EXPECT_THAT(error({"regress", "--server=h:1", "--examples=[]"}),
+              HasSubstr("'tensorctl regress' needs --model"));
+  EXPECT_THAT(error({"regress", "--server=h:1", "--model=m", "--examples=[]", "--input=x=1"}),
+              HasSubstr("unknown flag --input for 'tensorctl regress'"));
+  EXPECT_THAT(error({"predict", "--server=h:1", "--model=m", "--examples=[]"}),
+              HasSubstr("unknown flag --examples for 'tensorctl predict'"));
+  EXPECT_THAT(error({"list"}), HasSubstr("'tensorctl list' needs --server HOST:PORT"));
+  EXPECT_THAT(error({"list", "--server=h:1", "--model=m"}),
+              HasSubstr("unknown flag --model for 'tensorctl list'"));
+  EXPECT_THAT(error({"list", "--server=h:1", "--json=yes"}), HasSubstr("--json takes no value"));
+  EXPECT_THAT(error({"reload", "--server=h:1"}),
+              HasSubstr("'tensorctl reload' needs --config FILE"));
+  EXPECT_THAT(error({"reload", "--server=h:1", "--config"}), HasSubstr("--config needs a value"));
+  EXPECT_THAT(error({"status", "--server=h:1", "--model=m", "--json"}),
+              HasSubstr("unknown flag --json for 'tensorctl status'"));
 }
 
 TEST(RemoteTest, GrpcCodeNames) {

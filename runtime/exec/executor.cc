@@ -71,6 +71,7 @@ struct ExecutionPlan::Frame {
   std::unique_ptr<std::atomic<int>[]> slot_uses;
   std::atomic<int> outstanding;
   std::atomic<bool> failed{false};
+  const CancellationToken* cancellation = nullptr;
   absl::Mutex mu;
   absl::Status status;
   absl::Notification done;
@@ -295,7 +296,9 @@ void ExecutionPlan::Process(int first, Frame* frame, const ExecutionEnv& env) co
     ready.pop_back();
     const Node& node = nodes_[p];
     if (!frame->failed.load(std::memory_order_acquire)) {
-      absl::Status s = Compute(node, frame, env);
+      absl::Status s = frame->cancellation != nullptr ? frame->cancellation->Check()
+                                                      : absl::OkStatus();
+      if (s.ok()) s = Compute(node, frame, env);
       if (!s.ok()) frame->Fail(std::move(s));
     }
     for (int slot : node.input_slots) {
@@ -317,12 +320,14 @@ void ExecutionPlan::Process(int first, Frame* frame, const ExecutionEnv& env) co
 }
 
 absl::Status ExecutionPlan::Run(const ExecutionEnv& env, const std::vector<Tensor>& feeds,
-                                std::vector<Tensor>* outputs) const {
+                                std::vector<Tensor>* outputs,
+                                const CancellationToken* cancellation) const {
   if (feeds.size() != feed_slots_.size()) {
     return absl::InvalidArgumentError(absl::StrCat("expected ", feed_slots_.size(),
                                                    " feeds, got ", feeds.size()));
   }
   Frame frame(*this);
+  frame.cancellation = cancellation;
   for (size_t i = 0; i < feeds.size(); ++i) frame.slots[feed_slots_[i]].value = feeds[i];
   if (!nodes_.empty()) {
     for (size_t i = 1; i < initial_ready_.size(); ++i) {

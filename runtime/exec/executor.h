@@ -18,6 +18,7 @@
 
 #include "absl/status/statusor.h"
 #include "protos/tensorflow/graph.pb.h"
+#include "runtime/framework/cancellation.h"
 #include "runtime/framework/device.h"
 #include "runtime/framework/kernel_registry.h"
 #include "runtime/exec/session.h"
@@ -44,9 +45,11 @@ class ExecutionPlan {
       const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
       const std::vector<DeviceType>& devices, const ConstantTable* constants = nullptr);
 
-  // Runs the plan. `feeds` are in the order given to Build. Outputs follow `fetches`.
+  // Runs the plan. `feeds` are in the order given to Build. Outputs follow `fetches`. A fired
+  // `cancellation` (may be null) stops scheduling further nodes and returns its status.
   absl::Status Run(const ExecutionEnv& env, const std::vector<Tensor>& feeds,
-                   std::vector<Tensor>* outputs) const;
+                   std::vector<Tensor>* outputs,
+                   const CancellationToken* cancellation = nullptr) const;
 
   int num_nodes() const { return static_cast<int>(nodes_.size()); }
 

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <thread>
 
+#include "absl/time/clock.h"
 #include "gtest/gtest.h"
 #include "runtime/exec/session.h"
 #include "runtime/framework/kernel_registry.h"
@@ -185,6 +186,33 @@ TEST(ExecutorTest, ErrorsNameTheNodeAndRunsContinueAfterwards) {
   EXPECT_NE(s.message().find("unused: deliberate failure"), std::string::npos) << s;
   ASSERT_TRUE(session->Run({}, {"d"}, {}, &out).ok());
   EXPECT_EQ(out[0].scalar<float>(), 6.0f);
+}
+
+TEST(ExecutorTest, CancellationStopsTheRunBeforeTheNextNode) {
+  // a chain of effects: the token fires once the first one has run.
+  GraphDef g;
+  AddNode(&g, "e1", "TEffect");
+  AddNode(&g, "e2", "TEffect", {"^e1"});
+  AddNode(&g, "e3", "TEffect", {"^e2"});
+  auto session = MakeSession(g, /*inter_op=*/1);
+  const int before = g_side_effects.load();
+  CancellationToken token(absl::InfiniteFuture(),
+                          [&]() { return g_side_effects.load() - before >= 1; });
+  std::vector<Tensor> out;
+  RunOptions options;
+  options.cancellation = &token;
+  absl::Status s = session->Run({}, {}, {"e3"}, options, &out);
+  EXPECT_EQ(s.code(), absl::StatusCode::kCancelled) << s;
+  EXPECT_EQ(g_side_effects.load() - before, 1);
+
+  CancellationToken expired(absl::Now() - absl::Seconds(1));
+  options.cancellation = &expired;
+  s = session->Run({}, {}, {"e3"}, options, &out);
+  EXPECT_EQ(s.code(), absl::StatusCode::kDeadlineExceeded) << s;
+  EXPECT_EQ(g_side_effects.load() - before, 1);
+  // Without a token the same plan runs to the end.
+  ASSERT_TRUE(session->Run({}, {}, {"e3"}, &out).ok());
+  EXPECT_EQ(g_side_effects.load() - before, 4);
 }
 
 TEST(ExecutorTest, UnknownOpAndUnknownTensorsAreClearErrors) {

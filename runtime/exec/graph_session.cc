@@ -33,7 +33,7 @@ class GraphSession : public Session {
 
   absl::Status Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
                    const std::vector<std::string>& fetches,
-                   const std::vector<std::string>& targets,
+                   const std::vector<std::string>& targets, const RunOptions& options,
                    std::vector<Tensor>* outputs) override {
     std::vector<std::string> feed_names;
     std::vector<Tensor> feed_values;
@@ -42,7 +42,7 @@ class GraphSession : public Session {
       feed_values.push_back(value);
     }
     TENSORD_ASSIGN_OR_RETURN(const ExecutionPlan* plan, GetPlan(feed_names, fetches, targets));
-    return plan->Run(env_, feed_values, outputs);
+    return plan->Run(env_, feed_values, outputs, options.cancellation);
   }
 
  private:

@@ -17,6 +17,7 @@
 
 #include "absl/status/statusor.h"
 #include "protos/tensorflow/graph.pb.h"
+#include "runtime/framework/cancellation.h"
 #include "runtime/framework/resource.h"
 #include "runtime/framework/tensor.h"
 
@@ -29,13 +30,24 @@ struct SessionOptions {
   int intra_op_threads = 0;
 };
 
+// Per-run settings.
+struct RunOptions {
+  // Stops the run early (DEADLINE_EXCEEDED / CANCELLED) when it fires; null = never. Not owned.
+  const CancellationToken* cancellation = nullptr;
+};
+
 class Session {
  public:
   virtual ~Session() = default;
 
+  absl::Status Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
+                   const std::vector<std::string>& fetches,
+                   const std::vector<std::string>& targets, std::vector<Tensor>* outputs) {
+    return Run(feeds, fetches, targets, RunOptions(), outputs);
+  }
   virtual absl::Status Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
                            const std::vector<std::string>& fetches,
-                           const std::vector<std::string>& targets,
+                           const std::vector<std::string>& targets, const RunOptions& options,
                            std::vector<Tensor>* outputs) = 0;
 };
 

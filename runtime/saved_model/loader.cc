@@ -206,7 +206,7 @@ std::map<std::string, SignatureDef> SavedModelBundle::signatures() const {
 
 absl::StatusOr<std::map<std::string, Tensor>> SavedModelBundle::RunSignature(
     const std::string& signature_key, const std::map<std::string, Tensor>& inputs,
-    const std::vector<std::string>& output_filter) const {
+    const std::vector<std::string>& output_filter, const RunOptions& run_options) const {
   auto sig_it = meta_graph_.signature_def().find(signature_key);
   if (sig_it == meta_graph_.signature_def().end() || signature_key == kInitOpSignature) {
     return absl::FailedPreconditionError(
@@ -258,7 +258,7 @@ absl::StatusOr<std::map<std::string, Tensor>> SavedModelBundle::RunSignature(
     fetches.push_back(info->second.name());
   }
   std::vector<Tensor> values;
-  TENSORD_RETURN_IF_ERROR(session_->Run(feeds, fetches, {}, &values));
+  TENSORD_RETURN_IF_ERROR(session_->Run(feeds, fetches, {}, run_options, &values));
   std::map<std::string, Tensor> out;
   for (size_t i = 0; i < aliases.size(); ++i) out[aliases[i]] = std::move(values[i]);
   return out;

@@ -60,7 +60,8 @@ class SavedModelBundle {
   // error; unknown alias, wrong dtype or missing required input → INVALID_ARGUMENT.
   absl::StatusOr<std::map<std::string, Tensor>> RunSignature(
       const std::string& signature_key, const std::map<std::string, Tensor>& inputs,
-      const std::vector<std::string>& output_filter = {}) const;
+      const std::vector<std::string>& output_filter = {},
+      const RunOptions& run_options = {}) const;
 
   Session* session() const { return session_.get(); }
 

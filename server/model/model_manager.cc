@@ -1,13 +1,17 @@
 #include "server/model/model_manager.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <set>
 #include <system_error>
 #include <utility>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "server/logging/log.h"
 
 namespace tensord {
 
@@ -43,40 +47,11 @@ absl::StatusOr<std::vector<std::pair<int64_t, std::string>>> ScanVersionDirs(
   return result;
 }
 
-ModelManager::ModelManager(ModelManagerOptions options) : options_(std::move(options)) {}
+namespace {
 
-ModelManager::~ModelManager() { StopPolling(); }
-
-absl::Status ModelManager::AddModel(const std::string& name, const std::string& base_path) {
-  ModelConfig config;
-  config.name = name;
-  config.base_path = base_path;
-  config.policy = VersionPolicy::kLatest;
-  config.num_versions = options_.num_versions;
-  return AddModel(config);
-}
-
-absl::Status ModelManager::AddModel(const ModelConfig& config) {
-  if (config.name.empty()) return absl::InvalidArgumentError("Model name must not be empty");
-  std::lock_guard<std::mutex> reconcile_lock(reconcile_mu_);
-  if (auto dirs_or = ScanVersionDirs(config.base_path); !dirs_or.ok()) return dirs_or.status();
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (models_.count(config.name) > 0) {
-      return absl::AlreadyExistsError(
-          absl::StrCat("Model ", config.name, " is already configured"));
-    }
-    models_[config.name].config = config;
-  }
-  return Reconcile(config);
-}
-
-absl::Status ModelManager::Reconcile(const ModelConfig& config) {
-  auto dirs_or = ScanVersionDirs(config.base_path);
-  if (!dirs_or.ok()) return dirs_or.status();
-  const std::vector<std::pair<int64_t, std::string>>& dirs = *dirs_or;
-
-  // The versions the policy wants, among those present on disk.
+// The versions `config`'s policy wants among those on disk, version → path.
+std::map<int64_t, std::string> WantedVersions(
+    const ModelConfig& config, const std::vector<std::pair<int64_t, std::string>>& dirs) {
   std::map<int64_t, std::string> wanted;
   switch (config.policy) {
     case VersionPolicy::kLatest: {
@@ -97,79 +72,292 @@ absl::Status ModelManager::Reconcile(const ModelConfig& config) {
       }
       break;
   }
+  return wanted;
+}
 
-  // Mark the wanted versions that are not loaded yet (new ones, or ones unloaded earlier) as
-  // LOADING. Failed loads (END with an error) are not retried.
-  std::vector<std::pair<int64_t, std::string>> to_load;
+// Runs `work(i)` for i in [0, count) on up to `threads` threads (inline when threads <= 1).
+void ParallelFor(int count, int threads, const std::function<void(int)>& work) {
+  if (threads <= 1 || count <= 1) {
+    for (int i = 0; i < count; ++i) work(i);
+    return;
+  }
+  std::atomic<int> next{0};
+  std::vector<std::thread> workers;
+  for (int t = 0; t < std::min(threads, count); ++t) {
+    workers.emplace_back([&]() {
+      for (int i = next++; i < count; i = next++) work(i);
+    });
+  }
+  for (std::thread& worker : workers) worker.join();
+}
+
+double Milliseconds(absl::Duration d) { return absl::ToDoubleMilliseconds(d); }
+
+}  // namespace
+
+ModelManager::ModelManager(ModelManagerOptions options) : options_(std::move(options)) {}
+
+ModelManager::~ModelManager() {
+  {
+    std::lock_guard<std::mutex> lock(poll_mu_);
+    destroying_ = true;
+  }
+  StopPolling();
+}
+
+absl::Status ModelManager::AddModel(const std::string& name, const std::string& base_path) {
+  ModelConfig config;
+  config.name = name;
+  config.base_path = base_path;
+  config.policy = VersionPolicy::kLatest;
+  config.num_versions = options_.num_versions;
+  return AddModel(config);
+}
+
+absl::Status ModelManager::AddModel(const ModelConfig& config) {
+  std::vector<ModelConfig> configs = Config();
+  for (const ModelConfig& existing : configs) {
+    if (existing.name == config.name) {
+      return absl::AlreadyExistsError(
+          absl::StrCat("Model ", config.name, " is already configured"));
+    }
+  }
+  configs.push_back(config);
+  return ApplyConfig(configs);
+}
+
+std::vector<ModelConfig> ModelManager::Config() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<ModelConfig> configs;
+  for (const auto& [name, model] : models_) {
+    if (model.configured) configs.push_back(model.config);
+  }
+  return configs;
+}
+
+absl::Status ModelManager::ApplyConfig(const std::vector<ModelConfig>& configs) {
+  std::set<std::string> names;
+  for (const ModelConfig& config : configs) {
+    if (config.name.empty()) return absl::InvalidArgumentError("Model name must not be empty");
+    if (!names.insert(config.name).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Illegal to list model ", config.name, " multiple times in config list"));
+    }
+    if (auto dirs = ScanVersionDirs(config.base_path); !dirs.ok()) {
+      return absl::Status(dirs.status().code(),
+                          absl::StrCat("model ", config.name, ": ", dirs.status().message()));
+    }
+  }
+  std::lock_guard<std::mutex> reconcile_lock(reconcile_mu_);
   {
     std::lock_guard<std::mutex> lock(mu_);
-    Model& model = models_[config.name];
-    for (const auto& [version, path] : wanted) {
-      auto it = model.versions.find(version);
-      const bool load = it == model.versions.end() ||
-                        (it->second.status.state == VersionState::kEnd &&
-                         it->second.status.status.ok());
-      if (!load) continue;
-      VersionEntry& entry = model.versions[version];
-      entry.status = {version, VersionState::kLoading, absl::OkStatus()};
-      entry.bundle.reset();
-      to_load.emplace_back(version, path);
+    for (auto& [name, model] : models_) {
+      if (model.configured && names.count(name) == 0) {
+        LogEvent(LogLevel::kInfo, "model removed from config", {{"model", name}});
+      }
+      model.configured = false;
     }
+    for (const ModelConfig& config : configs) {
+      Model& model = models_[config.name];
+      std::map<std::string, int64_t> labels_in_force =
+          model.config.name.empty() ? std::map<std::string, int64_t>{} : model.config.labels;
+      model.config = config;
+      model.config.labels = std::move(labels_in_force);
+      model.configured = true;
+    }
+  }
+  ReconcileAll();
+  return ApplyLabels(configs);
+}
+
+absl::Status ModelManager::ApplyLabels(const std::vector<ModelConfig>& configs) {
+  absl::Status first_error;
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const ModelConfig& config : configs) {
+    Model& model = models_[config.name];
+    absl::Status model_status;
+    for (const auto& [label, version] : config.labels) {
+      auto it = model.versions.find(version);
+      const bool available =
+          it != model.versions.end() && it->second.status.state == VersionState::kAvailable;
+      const bool new_label = model.config.labels.count(label) == 0;
+      if (available || (new_label && options_.allow_version_labels_for_unavailable_models)) {
+        continue;
+      }
+      model_status = absl::FailedPreconditionError(absl::StrCat(
+          "Request to assign label to version ", version, " of model ", config.name,
+          ", which is not currently available for inference"));
+      break;
+    }
+    if (model_status.ok()) {
+      model.config.labels = config.labels;
+    } else {
+      LogEvent(LogLevel::kError, "version labels not applied",
+               {{"model", config.name}, {"error", std::string(model_status.message())}});
+      if (first_error.ok()) first_error = model_status;
+    }
+  }
+  return first_error;
+}
+
+void ModelManager::SetState(const std::string& model, VersionEntry* entry, VersionState state,
+                            absl::Status status) {
+  entry->status.state = state;
+  entry->status.status = std::move(status);
+  if (options_.metrics != nullptr) {
+    options_.metrics->model_state->Set({model, absl::StrCat(entry->status.version)},
+                                       static_cast<double>(state));
+  }
+}
+
+bool ModelManager::SleepUnlessStopping(absl::Duration duration) {
+  std::unique_lock<std::mutex> lock(poll_mu_);
+  return !poll_cv_.wait_for(lock, absl::ToChronoNanoseconds(duration),
+                            [this]() { return destroying_; });
+}
+
+void ModelManager::Load(const LoadTask& task) {
+  const std::string version = absl::StrCat(task.version);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    SetState(task.model, &models_[task.model].versions[task.version], VersionState::kLoading,
+             absl::OkStatus());
+  }
+  LogEvent(LogLevel::kInfo, "loading model version",
+           {{"model", task.model}, {"version", version}, {"path", task.path}});
+  absl::Status status;
+  std::shared_ptr<const SavedModelBundle> bundle;
+  for (int attempt = 0;; ++attempt) {
+    const absl::Time start = absl::Now();
+    auto bundle_or = SavedModelBundle::Load(task.path, options_.load);
+    if (bundle_or.ok()) {
+      bundle = std::shared_ptr<const SavedModelBundle>(std::move(*bundle_or));
+      if (options_.on_loaded) {
+        status = options_.on_loaded(ServableHandle{task.model, task.version, bundle});
+      } else {
+        status = absl::OkStatus();
+      }
+    } else {
+      status = bundle_or.status();
+    }
+    const absl::Duration took = absl::Now() - start;
+    if (options_.metrics != nullptr) {
+      ServingMetrics& m = *options_.metrics;
+      m.load_attempt_count->Increment({task.path, status.ok() ? "success" : "fail"});
+      m.load_latency->Increment({task.path}, absl::ToInt64Microseconds(took));
+      m.model_load_duration->Observe({task.model}, absl::ToDoubleSeconds(took));
+      m.model_loads->Increment({task.model, status.ok() ? "ok" : "error"});
+    }
+    if (status.ok()) {
+      LogEvent(LogLevel::kInfo, "model version available",
+               {{"model", task.model},
+                {"version", version},
+                {"load_ms", absl::StrFormat("%.1f", Milliseconds(took))}});
+      break;
+    }
+    bundle.reset();
+    const bool retry = attempt < options_.max_num_load_retries;
+    LogEvent(LogLevel::kError, "model version failed to load",
+             {{"model", task.model},
+              {"version", version},
+              {"attempt", absl::StrCat(attempt + 1)},
+              {"will_retry", retry ? "true" : "false"},
+              {"error", status.ToString()}});
+    if (!retry || !SleepUnlessStopping(options_.load_retry_interval)) break;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  VersionEntry& entry = models_[task.model].versions[task.version];
+  entry.bundle = std::move(bundle);
+  SetState(task.model, &entry, status.ok() ? VersionState::kAvailable : VersionState::kEnd,
+           status);
+}
+
+void ModelManager::ReconcileAll() {
+  // Scan outside mu_: file systems can be slow.
+  std::vector<ModelConfig> configs = Config();
+  std::map<std::string, std::map<int64_t, std::string>> wanted;
+  for (const ModelConfig& config : configs) {
+    auto dirs_or = ScanVersionDirs(config.base_path);
+    if (!dirs_or.ok()) continue;  // An unreadable base path leaves the model as it is.
+    if (dirs_or->empty()) {
+      LogEvent(LogLevel::kWarning,
+               "no versions found under base path (did you forget to name the version "
+               "directory as a number, e.g. '/1/'?)",
+               {{"model", config.name}, {"base_path", config.base_path}});
+    }
+    wanted[config.name] = WantedVersions(config, *dirs_or);
   }
 
-  // Load outside mu_ (loads can take long; lookups must not wait), highest version first.
-  for (auto it = to_load.rbegin(); it != to_load.rend(); ++it) {
-    const auto& [version, path] = *it;
-    auto bundle_or = SavedModelBundle::Load(path, options_.load);
+  // Wanted versions not loaded yet (new ones, or ones unloaded earlier) start loading. Failed
+  // loads (END with an error) already had their retries and are not loaded again.
+  std::vector<LoadTask> to_load;
+  {
     std::lock_guard<std::mutex> lock(mu_);
-    VersionEntry& entry = models_[config.name].versions[version];
-    if (bundle_or.ok()) {
-      entry.bundle = std::shared_ptr<const SavedModelBundle>(std::move(*bundle_or));
-      entry.status.state = VersionState::kAvailable;
-      entry.status.status = absl::OkStatus();
-    } else {
-      entry.status.state = VersionState::kEnd;
-      entry.status.status = bundle_or.status();
+    for (const auto& [name, versions] : wanted) {
+      Model& model = models_[name];
+      // Highest version first: it is the one requests for the latest version will get.
+      for (auto it = versions.rbegin(); it != versions.rend(); ++it) {
+        auto existing = model.versions.find(it->first);
+        const bool load = existing == model.versions.end() ||
+                          (existing->second.status.state == VersionState::kEnd &&
+                           existing->second.status.status.ok());
+        if (!load) continue;
+        VersionEntry& entry = model.versions[it->first];
+        entry.status.version = it->first;
+        entry.bundle.reset();
+        SetState(name, &entry, VersionState::kStart, absl::OkStatus());
+        to_load.push_back({name, it->first, it->second});
+      }
     }
   }
+  ParallelFor(static_cast<int>(to_load.size()), options_.num_load_threads,
+              [&](int i) { Load(to_load[i]); });
 
   // Availability preserving: unload versions no longer wanted only once a wanted version is
-  // AVAILABLE (or nothing is wanted any more). In-flight requests keep their bundle alive through
-  // their shared_ptr; it is freed when the last one finishes.
+  // AVAILABLE (or nothing is wanted any more); a model removed from the config unloads entirely.
+  std::vector<std::pair<std::string, int64_t>> unloaded;
   std::vector<std::shared_ptr<const SavedModelBundle>> released;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    Model& model = models_[config.name];
-    bool wanted_available = wanted.empty();
-    for (const auto& [version, path] : wanted) {
-      auto it = model.versions.find(version);
-      if (it != model.versions.end() && it->second.status.state == VersionState::kAvailable) {
-        wanted_available = true;
+    for (auto& [name, model] : models_) {
+      auto wanted_it = wanted.find(name);
+      if (model.configured && wanted_it == wanted.end()) continue;  // not scanned this time
+      static const std::map<int64_t, std::string> kNothing;
+      const std::map<int64_t, std::string>& model_wanted =
+          model.configured ? wanted_it->second : kNothing;
+      bool wanted_available = model_wanted.empty();
+      for (const auto& [version, path] : model_wanted) {
+        auto it = model.versions.find(version);
+        if (it != model.versions.end() && it->second.status.state == VersionState::kAvailable) {
+          wanted_available = true;
+        }
       }
-    }
-    if (wanted_available) {
+      if (!wanted_available) continue;
       for (auto& [version, entry] : model.versions) {
-        if (wanted.count(version) > 0 || entry.status.state != VersionState::kAvailable) continue;
-        entry.status = {version, VersionState::kEnd, absl::OkStatus()};
+        if (model_wanted.count(version) > 0 || entry.status.state != VersionState::kAvailable) {
+          continue;
+        }
+        SetState(name, &entry, VersionState::kUnloading, absl::OkStatus());
         released.push_back(std::move(entry.bundle));
         entry.bundle.reset();
+        unloaded.emplace_back(name, version);
       }
     }
   }
-  released.clear();  // Drop the manager's references outside mu_.
-  return absl::OkStatus();
+  // Drop the manager's references outside mu_; requests still holding a handle free theirs last.
+  ParallelFor(static_cast<int>(released.size()), options_.num_unload_threads,
+              [&](int i) { released[i].reset(); });
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& [name, version] : unloaded) {
+    SetState(name, &models_[name].versions[version], VersionState::kEnd, absl::OkStatus());
+    LogEvent(LogLevel::kInfo, "model version unloaded",
+             {{"model", name}, {"version", absl::StrCat(version)}});
+  }
 }
 
 void ModelManager::Poll() {
   std::lock_guard<std::mutex> reconcile_lock(reconcile_mu_);
-  std::vector<ModelConfig> configs;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    for (const auto& [name, model] : models_) configs.push_back(model.config);
-  }
-  for (const ModelConfig& config : configs) {
-    Reconcile(config).IgnoreError();  // An unreadable base path keeps the model as it is.
-  }
+  ReconcileAll();
 }
 
 void ModelManager::StartPolling(int period_seconds) {
@@ -182,7 +370,7 @@ void ModelManager::StartPolling(int period_seconds) {
   poll_thread_ = std::thread([this, period_seconds]() {
     std::unique_lock<std::mutex> lock(poll_mu_);
     while (!poll_cv_.wait_for(lock, std::chrono::seconds(period_seconds),
-                              [this]() { return stop_polling_; })) {
+                              [this]() { return stop_polling_ || destroying_; })) {
       lock.unlock();
       Poll();
       lock.lock();
@@ -271,7 +459,9 @@ absl::StatusOr<std::vector<VersionStatus>> ModelManager::GetVersionStatus(
 std::vector<std::string> ModelManager::ModelNames() const {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<std::string> names;
-  for (const auto& [name, model] : models_) names.push_back(name);
+  for (const auto& [name, model] : models_) {
+    if (model.configured) names.push_back(name);
+  }
   return names;
 }
 

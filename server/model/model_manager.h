@@ -1,13 +1,18 @@
-// The model manager: one entry per model name, each with numeric version subdirectories under a
-// base path and a version policy (latest N / all / specific, as TF Serving's
-// ServableVersionPolicy). AddModel scans the base path and loads the versions the policy wants; a
-// version whose load fails ends in END with the error; it never takes the server down.
-// Poll()/StartPolling rescan the base paths: newly wanted versions load and become AVAILABLE
-// before versions no longer wanted are unloaded (availability preserving), which then end in END
-// with OK.
+// The model manager: one entry per configured model, each with numeric version subdirectories
+// under a base path and a version policy (latest N / all / specific, as TF Serving's
+// ServableVersionPolicy) plus version labels.
+//
+// ApplyConfig realises exactly a list of models (TF Serving's ModelConfigList semantics): new
+// models load, removed ones unload, changed policies and labels take effect, and it returns once
+// the resulting states are known. Poll()/StartPolling rescan the base paths. Loads run on up to
+// `num_load_threads` threads, are retried `max_num_load_retries` times, and pass through the
+// `on_loaded` hook (warmup) before AVAILABLE. Swaps are availability preserving: newly wanted
+// versions become AVAILABLE before versions no longer wanted unload (END with OK). A version whose
+// load fails ends in END with the error; it never takes the server or other models down.
 //
 // Lookups hand out shared_ptrs to the loaded bundles, so a request that holds one keeps the
-// bundle alive even if the version is later unloaded. All methods are thread-safe.
+// bundle alive even after the version is unloaded; its memory is released with the last handle.
+// All methods are thread-safe.
 #ifndef TENSORD_SERVER_MODEL_MODEL_MANAGER_H_
 #define TENSORD_SERVER_MODEL_MODEL_MANAGER_H_
 
@@ -17,24 +22,18 @@
 #include <mutex>
 #include <optional>
 #include <condition_variable>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "runtime/saved_model/loader.h"
+#include "server/metrics/serving_metrics.h"
 
 namespace tensord {
-
-struct ModelManagerOptions {
-  // Passed to SavedModelBundle::Load. Defaults: tag set {"serve"}, inter/intra-op threads 0
-  // (= automatic), load-time optimisation on.
-  LoadOptions load;
-  // How many of the highest-numbered versions to load. Default 1, as TF Serving's default
-  // version policy `latest {num_versions: 1}`. Values below 1 are treated as 1.
-  int num_versions = 1;
-};
 
 // Numbers as in tensorflow.serving.ModelVersionStatus.State.
 enum class VersionState : int {
@@ -71,6 +70,29 @@ struct ServableHandle {
   std::shared_ptr<const SavedModelBundle> bundle;
 };
 
+struct ModelManagerOptions {
+  // Passed to SavedModelBundle::Load. Defaults: tag set {"serve"}, inter/intra-op threads 0
+  // (= automatic), load-time optimisation on.
+  LoadOptions load;
+  // How many of the highest-numbered versions AddModel(name, base_path) loads. Default 1, as TF
+  // Serving's default version policy `latest {num_versions: 1}`.
+  int num_versions = 1;
+  // Versions loading at the same time; 0 or 1 = one after another (TF Serving's 0).
+  int num_load_threads = 0;
+  // Versions released at the same time after an unload; 0 or 1 = one after another.
+  int num_unload_threads = 0;
+  // Further attempts after a failed load, `load_retry_interval` apart (TF Serving: 5, 60 s).
+  int max_num_load_retries = 5;
+  absl::Duration load_retry_interval = absl::Seconds(60);
+  // Lets a label that is not in use yet point to a version that is not AVAILABLE.
+  bool allow_version_labels_for_unavailable_models = false;
+  // Runs after a version loaded and before it becomes AVAILABLE (warmup); an error fails that
+  // load attempt. Called from load threads, possibly for several versions at once.
+  std::function<absl::Status(const ServableHandle&)> on_loaded;
+  // Where load and state metrics go; null = nowhere. Not owned.
+  ServingMetrics* metrics = nullptr;
+};
+
 class ModelManager {
  public:
   explicit ModelManager(ModelManagerOptions options = {});
@@ -78,10 +100,17 @@ class ModelManager {
   ModelManager(const ModelManager&) = delete;
   ModelManager& operator=(const ModelManager&) = delete;
 
-  // Scans `base_path` for numeric version directories and loads the highest ones. Returns an
-  // error only when the model cannot be set up at all (empty name, duplicate name, unreadable
-  // base path); failed version loads are recorded as END and the call still succeeds.
-  // This form uses policy latest {num_versions: options.num_versions}.
+  // Serves exactly `configs` from now on (unique, non-empty names). Every base path must be a
+  // readable directory, else nothing changes and the error names the model. Otherwise models
+  // not listed any more unload (their versions stay visible in GetVersionStatus as END), new and
+  // changed ones are reconciled, and the call returns once all loads have finished. Version labels
+  // are applied last: a label may only point to an AVAILABLE version (unless
+  // allow_version_labels_for_unavailable_models and the label is new); a model whose labels break
+  // that rule keeps its previous labels and the call returns FAILED_PRECONDITION naming it.
+  absl::Status ApplyConfig(const std::vector<ModelConfig>& configs);
+
+  // Adds one model to the current configuration (ALREADY_EXISTS when the name is taken). The
+  // name/base_path form uses policy latest {num_versions: options.num_versions}.
   absl::Status AddModel(const std::string& name, const std::string& base_path);
   absl::Status AddModel(const ModelConfig& config);
 
@@ -94,6 +123,9 @@ class ModelManager {
   // destructor). period_seconds <= 0 starts nothing.
   void StartPolling(int period_seconds);
   void StopPolling();
+
+  // The current configuration, in name order.
+  std::vector<ModelConfig> Config() const;
 
   // The AVAILABLE version that `label` points to. INVALID_ARGUMENT
   // "Unrecognized servable version label: <label>" for an unknown label (or model); NOT_FOUND as
@@ -110,6 +142,7 @@ class ModelManager {
   absl::StatusOr<std::vector<VersionStatus>> GetVersionStatus(
       const std::string& name, std::optional<int64_t> version) const;
 
+  // Names of the configured models, sorted.
   std::vector<std::string> ModelNames() const;
 
  private:
@@ -118,21 +151,38 @@ class ModelManager {
     std::shared_ptr<const SavedModelBundle> bundle;
   };
   struct Model {
-    ModelConfig config;
+    ModelConfig config;          // labels here are the ones in force
+    bool configured = true;      // false once a config no longer lists the model
     std::map<int64_t, VersionEntry> versions;
   };
+  struct LoadTask {
+    std::string model;
+    int64_t version;
+    std::string path;
+  };
 
-  // Scans and loads/unloads one model. Callers hold reconcile_mu_, not mu_.
-  absl::Status Reconcile(const ModelConfig& config);
+  // Scans every configured model's base path, loads what the policies want and unloads the rest.
+  // Callers hold reconcile_mu_, not mu_.
+  void ReconcileAll();
+  // Loads one version (with retries and on_loaded) and records the outcome.
+  void Load(const LoadTask& task);
+  // Applies the labels of `configs` where valid; FAILED_PRECONDITION naming the first bad one.
+  absl::Status ApplyLabels(const std::vector<ModelConfig>& configs);
+  // Records a state change (and its metric). Callers hold mu_.
+  void SetState(const std::string& model, VersionEntry* entry, VersionState state,
+                absl::Status status);
+  // Waits `duration` unless the manager is being destroyed; false when it is.
+  bool SleepUnlessStopping(absl::Duration duration);
 
   const ModelManagerOptions options_;
-  std::mutex reconcile_mu_;  // serialises AddModel and Poll (loads run outside mu_)
+  std::mutex reconcile_mu_;  // serialises ApplyConfig, AddModel and Poll (loads run outside mu_)
   mutable std::mutex mu_;
   std::map<std::string, Model> models_;  // guarded by mu_
 
   std::mutex poll_mu_;
   std::condition_variable poll_cv_;
   bool stop_polling_ = false;  // guarded by poll_mu_
+  bool destroying_ = false;    // guarded by poll_mu_; cuts load retries short
   std::thread poll_thread_;
 };
 

@@ -7,11 +7,14 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "runtime/util/json.h"
 #include "google/protobuf/util/json_util.h"
 #include "server/rest/http_status.h"
 #include "server/rest/json_tensor.h"
+#include "runtime/util/status_macros.h"
 #include "server/tfserving/handlers.h"
+#include "server/tfserving/request_metrics.h"
 
 namespace tensord {
 namespace {
@@ -131,72 +134,77 @@ RestResponse Metadata(const ModelManager& manager, const PathSpec& p) {
   return JsonResponse(out);
 }
 
-RestResponse Predict(const ModelManager& manager, const PathSpec& p, const std::string& text) {
-  absl::StatusOr<json::Value> body = ParseBody(text);
-  if (!body.ok()) return ErrorResponse(body.status());
-  absl::StatusOr<std::string> signature_name = SignatureNameOf(*body);
-  if (!signature_name.ok()) return ErrorResponse(signature_name.status());
-
+absl::StatusOr<json::Value> Predict(const ModelManager& manager, const PathSpec& p,
+                                    const std::string& text, RequestContext* context) {
+  TENSORD_ASSIGN_OR_RETURN(json::Value body, ParseBody(text));
+  TENSORD_ASSIGN_OR_RETURN(std::string signature_name, SignatureNameOf(body));
   serving::PredictRequest request;
   *request.mutable_model_spec() = ToModelSpec(p);
-  request.mutable_model_spec()->set_signature_name(*signature_name);
-  serving::PredictResponse response;
+  request.mutable_model_spec()->set_signature_name(signature_name);
 
-  // The input dtypes come from the signature. When it cannot be found, the handler reports why
-  // (unknown model, label, signature) with its usual message.
-  const ::tensorflow::SignatureDef* signature = nullptr;
+  // JSON values are typed by the signature, so the version is resolved first and then pinned;
+  // lookup errors (unknown model, version, label) are the handlers' usual ones.
   absl::StatusOr<ServableHandle> handle =
-      p.label.empty() ? manager.GetServable(p.name, request.model_spec().has_version()
-                                                        ? std::optional<int64_t>(
-                                                              request.model_spec().version().value())
-                                                        : std::nullopt)
-                      : absl::StatusOr<ServableHandle>(absl::UnavailableError(""));
-  if (handle.ok()) {
-    const auto& defs = handle->bundle->meta_graph_def().signature_def();
-    auto it = defs.find(signature_name->empty() ? std::string(kDefaultServingSignature)
-                                                : *signature_name);
-    if (it != defs.end()) signature = &it->second;
-  }
-  if (signature == nullptr) {
-    absl::Status s = HandlePredict(manager, request, &response);
-    return ErrorResponse(s.ok() ? absl::InternalError("Signature lookup failed") : s);
+      p.label.empty()
+          ? manager.GetServable(p.name, request.model_spec().has_version()
+                                            ? std::optional<int64_t>(
+                                                  request.model_spec().version().value())
+                                            : std::nullopt)
+          : manager.GetServableByLabel(p.name, p.label);
+  TENSORD_RETURN_IF_ERROR(handle.status());
+  const auto& defs = handle->bundle->meta_graph_def().signature_def();
+  auto it = defs.find(signature_name.empty() ? std::string(kDefaultServingSignature)
+                                             : signature_name);
+  if (it == defs.end() || it->first == kInitOpSignature) {
+    serving::PredictResponse unused;
+    TENSORD_RETURN_IF_ERROR(PredictOn(*handle, request, &unused, context));
+    return absl::InternalError("Signature lookup failed");
   }
   JsonFormat format = JsonFormat::kRow;
-  if (absl::Status s = FillPredictRequestFromJson(*body, *signature, &request, &format); !s.ok()) {
-    return ErrorResponse(s);
-  }
-  // Pin the version we read the signature from.
-  request.mutable_model_spec()->mutable_version()->set_value(handle->version);
-  if (absl::Status s = HandlePredict(manager, request, &response); !s.ok()) {
-    return ErrorResponse(s);
-  }
-  absl::StatusOr<json::Value> out = PredictResponseToJson(response, format);
-  if (!out.ok()) return ErrorResponse(out.status());
-  return JsonResponse(*out);
+  TENSORD_RETURN_IF_ERROR(FillPredictRequestFromJson(body, it->second, &request, &format));
+  serving::PredictResponse response;
+  TENSORD_RETURN_IF_ERROR(PredictOn(*handle, request, &response, context));
+  return PredictResponseToJson(response, format);
 }
 
 template <typename Request, typename Response, typename Handler, typename ToJson>
-RestResponse ExampleMethod(const ModelManager& manager, const PathSpec& p,
-                           const std::string& text, Handler handler, ToJson to_json) {
-  absl::StatusOr<json::Value> body = ParseBody(text);
-  if (!body.ok()) return ErrorResponse(body.status());
-  absl::StatusOr<std::string> signature_name = SignatureNameOf(*body);
-  if (!signature_name.ok()) return ErrorResponse(signature_name.status());
+absl::StatusOr<json::Value> ExampleMethod(const ModelManager& manager, const PathSpec& p,
+                                          const std::string& text, RequestContext* context,
+                                          int64_t* examples, Handler handler, ToJson to_json) {
+  TENSORD_ASSIGN_OR_RETURN(json::Value body, ParseBody(text));
+  TENSORD_ASSIGN_OR_RETURN(std::string signature_name, SignatureNameOf(body));
   Request request;
   *request.mutable_model_spec() = ToModelSpec(p);
-  request.mutable_model_spec()->set_signature_name(*signature_name);
-  if (absl::Status s = FillInputFromJson(*body, request.mutable_input()); !s.ok()) {
-    return ErrorResponse(s);
-  }
+  request.mutable_model_spec()->set_signature_name(signature_name);
+  TENSORD_RETURN_IF_ERROR(FillInputFromJson(body, request.mutable_input()));
+  const serving::Input& input = request.input();
+  *examples = input.has_example_list_with_context()
+                  ? input.example_list_with_context().examples_size()
+                  : input.example_list().examples_size();
   Response response;
-  if (absl::Status s = handler(manager, request, &response); !s.ok()) return ErrorResponse(s);
-  return JsonResponse(to_json(response.result()));
+  TENSORD_RETURN_IF_ERROR(handler(manager, request, &response, context));
+  return to_json(response.result());
+}
+
+RestResponse Liveness() { return JsonResponse(json::Parse("{\"live\": true}").value()); }
+
+RestResponse Readiness(const ServerHealth* health, const std::string& model) {
+  HealthStatus status = ::grpc::health::v1::HealthCheckResponse::SERVING;
+  if (health != nullptr) {
+    absl::StatusOr<HealthStatus> checked = health->Check(model);
+    if (!checked.ok()) return ErrorResponse(checked.status());
+    status = *checked;
+  }
+  const bool ready = status == ::grpc::health::v1::HealthCheckResponse::SERVING;
+  RestResponse r = JsonResponse(json::Parse(ready ? "{\"ready\": true}" : "{\"ready\": false}").value());
+  if (!ready) r.http_status = 503;
+  return r;
 }
 
 }  // namespace
 
-RestResponse RestApi::Dispatch(const ModelManager& manager, const std::string& method,
-                               const std::string& path, const std::string& body) {
+RestResponse RestApi::Dispatch(const std::string& method, const std::string& path,
+                               const std::string& body) const {
   static const std::regex kMethodPath(
       "/v1/models/([^/:]+)(?:(?:/versions/(\\d+))|(?:/labels/([^/:]+)))?:(classify|regress|"
       "predict)",
@@ -204,6 +212,8 @@ RestResponse RestApi::Dispatch(const ModelManager& manager, const std::string& m
   static const std::regex kInfoPath(
       "/v1/models(?:/([^/:]+))?(?:(?:/versions/(\\d+))|(?:/labels/([^/:]+)))?(?:/(metadata))?",
       std::regex::icase);
+  static const std::regex kModelReadyPath("/v2/models/([^/]+)/ready");
+  const ModelManager& manager = *services_.manager;
   std::smatch m;
   if (method == "POST" && std::regex_match(path, m, kMethodPath)) {
     PathSpec p{m[1], m[2], m[3], m[4]};
@@ -212,13 +222,43 @@ RestResponse RestApi::Dispatch(const ModelManager& manager, const std::string& m
     }
     std::string verb = p.suffix;
     for (char& c : verb) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (verb == "predict") return Predict(manager, p, body);
-    if (verb == "classify") {
-      return ExampleMethod<serving::ClassificationRequest, serving::ClassificationResponse>(
-          manager, p, body, HandleClassify, ClassificationResultToJson);
+    const char* api = verb == "predict" ? "Predict" : verb == "classify" ? "Classify" : "Regress";
+    RequestMetrics request_metrics(services_.metrics, api, Protocol::kRest, p.name);
+    const CancellationToken token(absl::Now() + absl::Milliseconds(options_.timeout_ms));
+    RequestContext context;
+    context.cancellation = &token;
+    int64_t examples = -1;
+    absl::StatusOr<json::Value> result;
+    if (verb == "predict") {
+      result = Predict(manager, p, body, &context);
+    } else if (verb == "classify") {
+      result = ExampleMethod<serving::ClassificationRequest, serving::ClassificationResponse>(
+          manager, p, body, &context, &examples,
+          [](const ModelManager& mm, const serving::ClassificationRequest& rq,
+             serving::ClassificationResponse* rs,
+             RequestContext* rc) { return HandleClassify(mm, rq, rs, rc); },
+          ClassificationResultToJson);
+    } else {
+      result = ExampleMethod<serving::RegressionRequest, serving::RegressionResponse>(
+          manager, p, body, &context, &examples,
+          [](const ModelManager& mm, const serving::RegressionRequest& rq,
+             serving::RegressionResponse* rs,
+             RequestContext* rc) { return HandleRegress(mm, rq, rs, rc); },
+          RegressionResultToJson);
     }
-    return ExampleMethod<serving::RegressionRequest, serving::RegressionResponse>(
-        manager, p, body, HandleRegress, RegressionResultToJson);
+    RestResponse response = result.ok() ? JsonResponse(*result) : ErrorResponse(result.status());
+    request_metrics.Finish(result.status(), context, body.size(), response.body.size(),
+                           examples);
+    return response;
+  }
+  if (method == "GET" && !options_.metrics_path.empty() && path == options_.metrics_path &&
+      services_.registry != nullptr) {
+    return {200, services_.registry->ExportPrometheus(), "text/plain; version=0.0.4"};
+  }
+  if (method == "GET" && path == "/v2/health/live") return Liveness();
+  if (method == "GET" && path == "/v2/health/ready") return Readiness(services_.health, "");
+  if (method == "GET" && std::regex_match(path, m, kModelReadyPath)) {
+    return Readiness(services_.health, m[1]);
   }
   if (method == "GET" && std::regex_match(path, m, kInfoPath)) {
     PathSpec p{m[1], m[2], m[3], m[4]};
@@ -238,11 +278,12 @@ RestResponse RestApi::Dispatch(const ModelManager& manager, const std::string& m
       absl::InvalidArgumentError(absl::StrCat("Malformed request: ", method, " ", path)));
 }
 
-RestApi::RestApi(RestApiOptions options) : options_(std::move(options)) {}
+RestApi::RestApi(RestApiOptions options, RestServices services)
+    : options_(std::move(options)), services_(services) {}
 
 RestApi::~RestApi() { Stop(); }
 
-absl::Status RestApi::Start(const ModelManager& manager) {
+absl::Status RestApi::Start() {
   if (server_ != nullptr) return absl::FailedPreconditionError("RestApi already started");
   auto server = std::make_unique<httplib::Server>();
   int threads = options_.num_threads;
@@ -258,17 +299,17 @@ absl::Status RestApi::Start(const ModelManager& manager) {
     int yes = 1;
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, reinterpret_cast<const void*>(&yes), sizeof(yes));
   });
-  const ModelManager* m = &manager;
-  auto handle = [m](const httplib::Request& req, httplib::Response& res) {
-    RestResponse r = Dispatch(*m, req.method, req.path, req.body);
+  auto handle = [this](const httplib::Request& req, httplib::Response& res) {
+    RestResponse r = Dispatch(req.method, req.path, req.body);
     res.status = r.http_status;
-    res.set_content(r.body, "application/json");
+    res.set_content(r.body, r.content_type.c_str());
   };
-  server->Get("/v1/.*", handle);
-  server->Post("/v1/.*", handle);
-  server->Put("/v1/.*", handle);
-  server->Delete("/v1/.*", handle);
-  server->Patch("/v1/.*", handle);
+  // Every path goes through Dispatch, so unknown ones get the JSON error body too.
+  server->Get(".*", handle);
+  server->Post(".*", handle);
+  server->Put(".*", handle);
+  server->Delete(".*", handle);
+  server->Patch(".*", handle);
 
   int port = options_.port;
   if (port == 0) {

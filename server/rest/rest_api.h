@@ -5,11 +5,18 @@
 //   GET  /v1/models/<name>[/versions/<v>|/labels/<l>]/metadata   signature defs
 //   POST /v1/models/<name>[/versions/<v>|/labels/<l>]:predict|:classify|:regress
 //   GET  /v1/models                                              all models' status (tensord)
+//   GET  /v2/health/live                                         200 while the process serves
+//   GET  /v2/health/ready                                        200 ready / 503 not (draining,
+//                                                                a model without a version)
+//   GET  /v2/models/<name>/ready                                 200 / 503 / 404 for one model
+//   GET  <options.metrics_path>                                  Prometheus text exposition
 //
-// Errors are {"error": "<message>"} with the HTTP status of HttpStatusFromCode.
+// Errors are {"error": "<message>"} with the HTTP status of HttpStatusFromCode. Inference calls
+// run with a deadline of options.timeout_ms (TF Serving's RunOptions.timeout_in_ms for REST) and
+// are recorded in the request metrics.
 //
-//   RestApi rest({.port = 8501});
-//   TENSORD_RETURN_IF_ERROR(rest.Start(manager));   // serves on background threads
+//   RestApi rest({.port = 8501}, {.manager = &manager, .health = &health});
+//   TENSORD_RETURN_IF_ERROR(rest.Start());   // serves on background threads
 //   ...
 //   rest.Stop();
 #ifndef TENSORD_SERVER_REST_REST_API_H_
@@ -21,6 +28,8 @@
 #include <thread>
 
 #include "absl/status/status.h"
+#include "server/health/health_service.h"
+#include "server/metrics/serving_metrics.h"
 #include "server/model/model_manager.h"
 
 namespace httplib {
@@ -33,36 +42,50 @@ struct RestApiOptions {
   std::string host = "0.0.0.0";
   int port = 8501;       // 0: pick a free port (see RestApi::port()).
   int num_threads = 0;   // 0: 4 × hardware threads.
-  int timeout_ms = 30000;  // socket read/write timeout.
+  int timeout_ms = 30000;  // socket read/write timeout, and the deadline of inference calls.
+  // Where the Prometheus exposition is served (TF Serving's MonitoringConfig path); empty = not
+  // served.
+  std::string metrics_path = "/monitoring/prometheus/metrics";
 };
 
-// A routed request's result: HTTP status and JSON body.
+// What the API serves from. Not owned; everything must outlive the RestApi.
+struct RestServices {
+  const ModelManager* manager = nullptr;      // required
+  const ServerHealth* health = nullptr;       // readiness; null = ready whenever live
+  ServingMetrics* metrics = nullptr;          // request metrics; null = not recorded
+  const MetricRegistry* registry = nullptr;   // exposition source; null = no metrics endpoint
+};
+
+// A routed request's result: HTTP status, body and its content type.
 struct RestResponse {
   int http_status = 200;
   std::string body;
+  std::string content_type = "application/json";
 };
 
 class RestApi {
  public:
-  explicit RestApi(RestApiOptions options = {});
+  RestApi(RestApiOptions options, RestServices services);
   ~RestApi();  // Stops the server.
   RestApi(const RestApi&) = delete;
   RestApi& operator=(const RestApi&) = delete;
 
-  // Binds the port and serves on background threads. `manager` must outlive Stop().
-  // UNAVAILABLE when the port cannot be bound; FAILED_PRECONDITION when already started.
-  absl::Status Start(const ModelManager& manager);
+  // Binds the port and serves on background threads. UNAVAILABLE when the port cannot be
+  // bound; FAILED_PRECONDITION when already started.
+  absl::Status Start();
   // Stops accepting, finishes in-flight requests and joins the threads. Idempotent.
   void Stop();
   // The bound port (the chosen one when options.port was 0); 0 before Start.
   int port() const { return port_; }
 
   // Routing without HTTP, for tests and other transports. `path` excludes the query string.
-  static RestResponse Dispatch(const ModelManager& manager, const std::string& method,
-                               const std::string& path, const std::string& body);
+  // Thread-safe.
+  RestResponse Dispatch(const std::string& method, const std::string& path,
+                        const std::string& body) const;
 
  private:
   const RestApiOptions options_;
+  const RestServices services_;
   std::unique_ptr<httplib::Server> server_;
   std::thread thread_;
   std::atomic<bool> listener_done_{false};

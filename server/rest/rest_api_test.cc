@@ -25,14 +25,24 @@ class RestApiTest : public ::testing::Test {
     fs::create_directories(base);
     fs::create_directory_symlink(fs::absolute("tests/testdata/keras_mlp/1"), base / "7");
     manager_ = new ModelManager();
-    ASSERT_TRUE(manager_->AddModel("mlp", base.string()).ok());
-    rest_ = new RestApi({.host = "127.0.0.1", .port = 0, .num_threads = 2});
-    absl::Status s = rest_->Start(*manager_);
+    ModelConfig config{"mlp", base.string()};
+    config.labels = {{"stable", 7}};
+    ASSERT_TRUE(manager_->ApplyConfig({config}).ok());
+    health_ = new ServerHealth(manager_);
+    registry_ = new MetricRegistry();
+    metrics_ = new ServingMetrics(registry_);
+    rest_ = new RestApi({.host = "127.0.0.1", .port = 0, .num_threads = 2},
+                        {.manager = manager_, .health = health_, .metrics = metrics_,
+                         .registry = registry_});
+    absl::Status s = rest_->Start();
     ASSERT_TRUE(s.ok()) << s;
     ASSERT_GT(rest_->port(), 0);
   }
   static void TearDownTestSuite() {
     delete rest_;
+    delete metrics_;
+    delete registry_;
+    delete health_;
     delete manager_;
   }
 
@@ -89,10 +99,16 @@ class RestApiTest : public ::testing::Test {
   }
 
   static ModelManager* manager_;
+  static ServerHealth* health_;
+  static MetricRegistry* registry_;
+  static ServingMetrics* metrics_;
   static RestApi* rest_;
 };
 
 ModelManager* RestApiTest::manager_ = nullptr;
+ServerHealth* RestApiTest::health_ = nullptr;
+MetricRegistry* RestApiTest::registry_ = nullptr;
+ServingMetrics* RestApiTest::metrics_ = nullptr;
 RestApi* RestApiTest::rest_ = nullptr;
 
 TEST_F(RestApiTest, PredictRowFormat) {
@@ -222,17 +238,68 @@ TEST_F(RestApiTest, Metadata) {
 }
 
 TEST_F(RestApiTest, DispatchWithoutHttp) {
-  RestResponse r = RestApi::Dispatch(*manager_, "GET", "/v1/models/nope", "");
+  RestResponse r = rest_->Dispatch("GET", "/v1/models/nope", "");
   EXPECT_EQ(r.http_status, 404);
   EXPECT_EQ(r.body, R"({ "error": "Could not find any versions of model nope" })");
 }
 
+TEST_F(RestApiTest, PredictByLabel) {
+  const std::string body = R"({"instances": [[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0]]})";
+  Reply by_label = Call("POST", "/v1/models/mlp/labels/stable:predict", body);
+  Reply by_version = Call("POST", "/v1/models/mlp/versions/7:predict", body);
+  ASSERT_EQ(by_label.status, 200) << json::Write(by_label.body);
+  EXPECT_EQ(json::Write(by_label.body), json::Write(by_version.body));
+  Reply unknown = Call("POST", "/v1/models/mlp/labels/nope:predict", body);
+  EXPECT_EQ(unknown.status, 400);
+  EXPECT_EQ(json::Write(unknown.body),
+            R"({"error": "Unrecognized servable version label: nope"})");
+}
+
+TEST_F(RestApiTest, HealthEndpoints) {
+  Reply live = Call("GET", "/v2/health/live");
+  EXPECT_EQ(live.status, 200);
+  EXPECT_EQ(json::Write(live.body), R"({"live": true})");
+  Reply ready = Call("GET", "/v2/health/ready");
+  EXPECT_EQ(ready.status, 200);
+  EXPECT_EQ(json::Write(ready.body), R"({"ready": true})");
+  EXPECT_EQ(Call("GET", "/v2/models/mlp/ready").status, 200);
+  EXPECT_EQ(Call("GET", "/v2/models/nope/ready").status, 404);
+}
+
+TEST_F(RestApiTest, MetricsCountRequestsAndExposeThem) {
+  const std::string body = R"({"instances": [[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0]]})";
+  const int64_t ok_before = metrics_->request_count->Value({"mlp", "OK"});
+  const int64_t bad_before = metrics_->request_count->Value({"mlp", "INVALID_ARGUMENT"});
+  ASSERT_EQ(Call("POST", "/v1/models/mlp:predict", body).status, 200);
+  ASSERT_EQ(Call("POST", "/v1/models/mlp:predict", R"({"instances": "x"})").status, 400);
+  EXPECT_EQ(metrics_->request_count->Value({"mlp", "OK"}), ok_before + 1);
+  EXPECT_EQ(metrics_->request_count->Value({"mlp", "INVALID_ARGUMENT"}), bad_before + 1);
+  EXPECT_GE(metrics_->request_latency->Count({"mlp", "predict", "REST"}), 1);
+  EXPECT_GE(metrics_->runtime_duration->Count({"mlp", "7", "serving_default", "Predict"}), 1);
+  EXPECT_EQ(metrics_->requests_in_flight->Value({"mlp", "Predict"}), 0);
+
+  RestResponse exposition = rest_->Dispatch("GET", "/monitoring/prometheus/metrics", "");
+  EXPECT_EQ(exposition.http_status, 200);
+  EXPECT_EQ(exposition.content_type, "text/plain; version=0.0.4");
+  EXPECT_NE(exposition.body.find(":tensorflow:serving:request_count{model_name=\"mlp\","
+                                 "status=\"OK\"}"),
+            std::string::npos)
+      << exposition.body;
+}
+
+TEST_F(RestApiTest, TimeoutIsDeadlineExceeded) {
+  RestApi no_time({.timeout_ms = 0}, {.manager = manager_});
+  RestResponse r = no_time.Dispatch(
+      "POST", "/v1/models/mlp:predict", R"({"instances": [[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0]]})");
+  EXPECT_EQ(r.http_status, 504) << r.body;
+}
+
 TEST(RestApiStartTest, BindFailureIsUnavailable) {
   ModelManager manager;
-  RestApi first({.host = "127.0.0.1", .port = 0});
-  ASSERT_TRUE(first.Start(manager).ok());
-  RestApi second({.host = "127.0.0.1", .port = first.port()});
-  EXPECT_EQ(second.Start(manager).code(), absl::StatusCode::kUnavailable);
+  RestApi first({.host = "127.0.0.1", .port = 0}, {.manager = &manager});
+  ASSERT_TRUE(first.Start().ok());
+  RestApi second({.host = "127.0.0.1", .port = first.port()}, {.manager = &manager});
+  EXPECT_EQ(second.Start().code(), absl::StatusCode::kUnavailable);
   first.Stop();
   first.Stop();
 }

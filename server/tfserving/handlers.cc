@@ -8,10 +8,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
 #include "runtime/framework/tensor.h"
 #include "runtime/framework/tensor_proto.h"
 #include "runtime/framework/types.h"
 #include "runtime/saved_model/loader.h"
+#include "runtime/util/status_macros.h"
 
 namespace tensord {
 
@@ -131,11 +133,6 @@ absl::StatusOr<Tensor> SerializeInput(const serving::Input& input) {
   return tensor;
 }
 
-absl::StatusOr<ServableHandle> LookupServable(const ModelManager& manager,
-                                              const serving::ModelSpec& spec) {
-  return ResolveServable(manager, spec);
-}
-
 std::string SignatureName(const serving::ModelSpec& spec) {
   return spec.signature_name().empty() ? kDefaultServingSignature : spec.signature_name();
 }
@@ -184,7 +181,7 @@ DataType GraphTensorDtype(const ::tensorflow::GraphDef& graph, const std::string
 absl::StatusOr<std::map<std::string, Tensor>> RunOnExamples(
     const ServableHandle& handle, const std::string& signature_name,
     const ::tensorflow::SignatureDef& signature, const Tensor& examples,
-    const std::vector<std::string>& output_aliases) {
+    const std::vector<std::string>& output_aliases, RequestContext& context) {
   const ::tensorflow::TensorInfo& input = signature.inputs().at(kInputsKey);
   if (input.encoding_case() != ::tensorflow::TensorInfo::kName) {
     return absl::InvalidArgumentError("Expected a dense input Tensor named inputs.");
@@ -207,7 +204,12 @@ absl::StatusOr<std::map<std::string, Tensor>> RunOnExamples(
     fetches.push_back(info.name());
   }
   std::vector<Tensor> values;
-  absl::Status s = handle.bundle->session()->Run({{input.name(), examples}}, fetches, {}, &values);
+  RunOptions run_options;
+  run_options.cancellation = context.cancellation;
+  const absl::Time start = absl::Now();
+  absl::Status s = handle.bundle->session()->Run({{input.name(), examples}}, fetches, {},
+                                                 run_options, &values);
+  context.runtime += absl::Now() - start;
   if (!s.ok()) return s;
   if (values.size() != fetches.size()) {
     return absl::InternalError("Session returned a wrong number of outputs");
@@ -218,7 +220,8 @@ absl::StatusOr<std::map<std::string, Tensor>> RunOnExamples(
 }
 
 absl::Status RunClassify(const ServableHandle& handle, const std::string& signature_name,
-                         const Tensor& examples, serving::ClassificationResult* result) {
+                         const Tensor& examples, serving::ClassificationResult* result,
+                         RequestContext& context) {
   absl::StatusOr<const ::tensorflow::SignatureDef*> signature =
       FindSignature(handle, signature_name);
   if (!signature.ok()) return signature.status();
@@ -237,7 +240,7 @@ absl::Status RunClassify(const ServableHandle& handle, const std::string& signat
         kClassesKey, "\", \"", kScoresKey, "\"}."));
   }
   absl::StatusOr<std::map<std::string, Tensor>> outputs =
-      RunOnExamples(handle, signature_name, **signature, examples, filter);
+      RunOnExamples(handle, signature_name, **signature, examples, filter, context);
   if (!outputs.ok()) return outputs.status();
 
   const int64_t batch = examples.NumElements();
@@ -298,7 +301,8 @@ absl::Status RunClassify(const ServableHandle& handle, const std::string& signat
 }
 
 absl::Status RunRegress(const ServableHandle& handle, const std::string& signature_name,
-                        const Tensor& examples, serving::RegressionResult* result) {
+                        const Tensor& examples, serving::RegressionResult* result,
+                        RequestContext& context) {
   absl::StatusOr<const ::tensorflow::SignatureDef*> signature =
       FindSignature(handle, signature_name);
   if (!signature.ok()) return signature.status();
@@ -311,7 +315,7 @@ absl::Status RunRegress(const ServableHandle& handle, const std::string& signatu
         "No regression outputs found in SignatureDef: ", (*signature)->DebugString()));
   }
   absl::StatusOr<std::map<std::string, Tensor>> outputs =
-      RunOnExamples(handle, signature_name, **signature, examples, {kOutputsKey});
+      RunOnExamples(handle, signature_name, **signature, examples, {kOutputsKey}, context);
   if (!outputs.ok()) return outputs.status();
   const Tensor& out = outputs->at(kOutputsKey);
   const int64_t batch = examples.NumElements();
@@ -332,53 +336,37 @@ absl::Status RunRegress(const ServableHandle& handle, const std::string& signatu
   return absl::OkStatus();
 }
 
-}  // namespace
-
-absl::Status HandleClassify(const ModelManager& manager,
-                            const serving::ClassificationRequest& request,
-                            serving::ClassificationResponse* response) {
-  if (!request.has_model_spec()) return absl::InvalidArgumentError("Missing ModelSpec");
-  absl::StatusOr<ServableHandle> handle = LookupServable(manager, request.model_spec());
+// Resolves the request's servable, records it in `context`, and runs `on` against it.
+template <typename Request, typename Response>
+absl::Status OnResolved(const ModelManager& manager, const serving::ModelSpec& spec,
+                        const Request& request, Response* response, RequestContext* context,
+                        absl::Status (*on)(const ServableHandle&, const Request&, Response*,
+                                           RequestContext*)) {
+  if (context != nullptr) context->model = spec.name();
+  absl::StatusOr<ServableHandle> handle = ResolveServable(manager, spec);
   if (!handle.ok()) return handle.status();
-  absl::StatusOr<Tensor> examples = SerializeInput(request.input());
-  if (!examples.ok()) return examples.status();
-  const std::string signature_name = SignatureName(request.model_spec());
-  serving::ClassificationResult result;
-  if (absl::Status s = RunClassify(*handle, signature_name, *examples, &result); !s.ok()) {
-    return s;
-  }
-  response->Clear();
-  *response->mutable_result() = std::move(result);
-  FillModelSpec(*handle, signature_name, response->mutable_model_spec());
-  return absl::OkStatus();
+  return on(*handle, request, response, context);
 }
 
-absl::Status HandleRegress(const ModelManager& manager, const serving::RegressionRequest& request,
-                           serving::RegressionResponse* response) {
-  if (!request.has_model_spec()) return absl::InvalidArgumentError("Missing ModelSpec");
-  absl::StatusOr<ServableHandle> handle = LookupServable(manager, request.model_spec());
-  if (!handle.ok()) return handle.status();
-  absl::StatusOr<Tensor> examples = SerializeInput(request.input());
-  if (!examples.ok()) return examples.status();
-  const std::string signature_name = SignatureName(request.model_spec());
-  serving::RegressionResult result;
-  if (absl::Status s = RunRegress(*handle, signature_name, *examples, &result); !s.ok()) {
-    return s;
-  }
-  response->Clear();
-  *response->mutable_result() = std::move(result);
-  FillModelSpec(*handle, signature_name, response->mutable_model_spec());
-  return absl::OkStatus();
+// The context a handler writes to: the caller's, or a scratch one.
+RequestContext& ContextOrScratch(RequestContext* context, RequestContext* scratch) {
+  return context != nullptr ? *context : *scratch;
 }
 
-absl::Status HandleMultiInference(const ModelManager& manager,
-                                  const serving::MultiInferenceRequest& request,
-                                  serving::MultiInferenceResponse* response) {
+void RecordResolved(const ServableHandle& handle, const std::string& signature_name,
+                    RequestContext& context) {
+  context.model = handle.name;
+  context.version = handle.version;
+  context.signature = signature_name;
+}
+
+// TF Serving's MultiInference checks that need no model.
+absl::Status CheckMultiInferenceTasks(const serving::MultiInferenceRequest& request,
+                                      std::set<std::string>* signature_names) {
   if (request.tasks_size() == 0) {
     return absl::InvalidArgumentError("Expected at least one task in a MultiInferenceRequest.");
   }
   const std::string& model_name = request.tasks(0).model_spec().name();
-  std::set<std::string> signature_names;
   for (const serving::InferenceTask& task : request.tasks()) {
     if (task.model_spec().name().empty()) {
       return absl::InvalidArgumentError("Found ModelSpec with an empty model name.");
@@ -388,7 +376,7 @@ absl::Status HandleMultiInference(const ModelManager& manager,
           "All ModelSpecs in a MultiInferenceRequest must access the same model name.");
     }
     const std::string signature_name = SignatureName(task.model_spec());
-    if (!signature_names.insert(signature_name).second) {
+    if (!signature_names->insert(signature_name).second) {
       return absl::InvalidArgumentError(
           absl::StrCat("Duplicate evaluation of signature: ", signature_name));
     }
@@ -397,10 +385,57 @@ absl::Status HandleMultiInference(const ModelManager& manager,
           absl::StrCat("Unsupported signature method_name: ", task.method_name()));
     }
   }
-  // The servable is resolved once from the first task's spec, so every task sees one version.
-  absl::StatusOr<ServableHandle> handle = LookupServable(manager, request.tasks(0).model_spec());
-  if (!handle.ok()) return handle.status();
-  const auto& defs = handle->bundle->meta_graph_def().signature_def();
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status ClassifyOn(const ServableHandle& handle, const serving::ClassificationRequest& request,
+                        serving::ClassificationResponse* response, RequestContext* context) {
+  RequestContext scratch;
+  RequestContext& ctx = ContextOrScratch(context, &scratch);
+  const std::string signature_name = SignatureName(request.model_spec());
+  RecordResolved(handle, signature_name, ctx);
+  absl::StatusOr<Tensor> examples = SerializeInput(request.input());
+  if (!examples.ok()) return examples.status();
+  serving::ClassificationResult result;
+  if (absl::Status s = RunClassify(handle, signature_name, *examples, &result, ctx); !s.ok()) {
+    return s;
+  }
+  response->Clear();
+  *response->mutable_result() = std::move(result);
+  FillModelSpec(handle, signature_name, response->mutable_model_spec());
+  return absl::OkStatus();
+}
+
+absl::Status RegressOn(const ServableHandle& handle, const serving::RegressionRequest& request,
+                       serving::RegressionResponse* response, RequestContext* context) {
+  RequestContext scratch;
+  RequestContext& ctx = ContextOrScratch(context, &scratch);
+  const std::string signature_name = SignatureName(request.model_spec());
+  RecordResolved(handle, signature_name, ctx);
+  absl::StatusOr<Tensor> examples = SerializeInput(request.input());
+  if (!examples.ok()) return examples.status();
+  serving::RegressionResult result;
+  if (absl::Status s = RunRegress(handle, signature_name, *examples, &result, ctx); !s.ok()) {
+    return s;
+  }
+  response->Clear();
+  *response->mutable_result() = std::move(result);
+  FillModelSpec(handle, signature_name, response->mutable_model_spec());
+  return absl::OkStatus();
+}
+
+absl::Status MultiInferenceOn(const ServableHandle& handle,
+                              const serving::MultiInferenceRequest& request,
+                              serving::MultiInferenceResponse* response,
+                              RequestContext* context) {
+  RequestContext scratch;
+  RequestContext& ctx = ContextOrScratch(context, &scratch);
+  std::set<std::string> signature_names;
+  TENSORD_RETURN_IF_ERROR(CheckMultiInferenceTasks(request, &signature_names));
+  RecordResolved(handle, SignatureName(request.tasks(0).model_spec()), ctx);
+  const auto& defs = handle.bundle->meta_graph_def().signature_def();
   for (const std::string& name : signature_names) {
     if (defs.count(name) == 0 || name == kInitOpSignature) {
       return absl::InvalidArgumentError(
@@ -414,31 +449,26 @@ absl::Status HandleMultiInference(const ModelManager& manager,
   for (const serving::InferenceTask& task : request.tasks()) {
     const std::string signature_name = SignatureName(task.model_spec());
     serving::InferenceResult* result = out.add_results();
-    FillModelSpec(*handle, signature_name, result->mutable_model_spec());
+    FillModelSpec(handle, signature_name, result->mutable_model_spec());
     absl::Status s = task.method_name() == kClassifyMethod
-                         ? RunClassify(*handle, signature_name, *examples,
-                                       result->mutable_classification_result())
-                         : RunRegress(*handle, signature_name, *examples,
-                                      result->mutable_regression_result());
+                         ? RunClassify(handle, signature_name, *examples,
+                                       result->mutable_classification_result(), ctx)
+                         : RunRegress(handle, signature_name, *examples,
+                                      result->mutable_regression_result(), ctx);
     if (!s.ok()) return s;
   }
   *response = std::move(out);
   return absl::OkStatus();
 }
 
-namespace {
-}  // namespace
-
-absl::Status HandlePredict(const ModelManager& manager, const serving::PredictRequest& request,
-                           serving::PredictResponse* response) {
-  if (!request.has_model_spec()) return absl::InvalidArgumentError("Missing ModelSpec");
+absl::Status PredictOn(const ServableHandle& handle, const serving::PredictRequest& request,
+                       serving::PredictResponse* response, RequestContext* context) {
+  RequestContext scratch;
+  RequestContext& ctx = ContextOrScratch(context, &scratch);
   const serving::ModelSpec& spec = request.model_spec();
-  absl::StatusOr<ServableHandle> handle = ResolveServable(manager, spec);
-  if (!handle.ok()) return handle.status();
-
-  const std::string signature_name =
-      spec.signature_name().empty() ? kDefaultServingSignature : spec.signature_name();
-  const auto& signature_defs = handle->bundle->meta_graph_def().signature_def();
+  const std::string signature_name = SignatureName(spec);
+  RecordResolved(handle, signature_name, ctx);
+  const auto& signature_defs = handle.bundle->meta_graph_def().signature_def();
   auto sig_it = signature_defs.find(signature_name);
   if (sig_it == signature_defs.end() || signature_name == kInitOpSignature) {
     return absl::FailedPreconditionError(
@@ -458,17 +488,51 @@ absl::Status HandlePredict(const ModelManager& manager, const serving::PredictRe
   }
   std::vector<std::string> output_filter(request.output_filter().begin(),
                                          request.output_filter().end());
+  RunOptions run_options;
+  run_options.cancellation = ctx.cancellation;
+  const absl::Time start = absl::Now();
   absl::StatusOr<std::map<std::string, Tensor>> outputs =
-      handle->bundle->RunSignature(signature_name, inputs, output_filter);
+      handle.bundle->RunSignature(signature_name, inputs, output_filter, run_options);
+  ctx.runtime += absl::Now() - start;
   if (!outputs.ok()) return outputs.status();
 
   response->Clear();
-  FillModelSpec(*handle, signature_name, response->mutable_model_spec());
+  FillModelSpec(handle, signature_name, response->mutable_model_spec());
   auto* out_map = response->mutable_outputs();
   for (const auto& [alias, tensor] : *outputs) {
     TensorToProto(tensor, &(*out_map)[alias], /*use_tensor_content=*/true);
   }
   return absl::OkStatus();
+}
+
+absl::Status HandlePredict(const ModelManager& manager, const serving::PredictRequest& request,
+                           serving::PredictResponse* response, RequestContext* context) {
+  if (!request.has_model_spec()) return absl::InvalidArgumentError("Missing ModelSpec");
+  return OnResolved(manager, request.model_spec(), request, response, context, &PredictOn);
+}
+
+absl::Status HandleClassify(const ModelManager& manager,
+                            const serving::ClassificationRequest& request,
+                            serving::ClassificationResponse* response, RequestContext* context) {
+  if (!request.has_model_spec()) return absl::InvalidArgumentError("Missing ModelSpec");
+  return OnResolved(manager, request.model_spec(), request, response, context, &ClassifyOn);
+}
+
+absl::Status HandleRegress(const ModelManager& manager, const serving::RegressionRequest& request,
+                           serving::RegressionResponse* response, RequestContext* context) {
+  if (!request.has_model_spec()) return absl::InvalidArgumentError("Missing ModelSpec");
+  return OnResolved(manager, request.model_spec(), request, response, context, &RegressOn);
+}
+
+absl::Status HandleMultiInference(const ModelManager& manager,
+                                  const serving::MultiInferenceRequest& request,
+                                  serving::MultiInferenceResponse* response,
+                                  RequestContext* context) {
+  std::set<std::string> signature_names;
+  TENSORD_RETURN_IF_ERROR(CheckMultiInferenceTasks(request, &signature_names));
+  // The servable is resolved once from the first task's spec, so every task sees one version.
+  return OnResolved(manager, request.tasks(0).model_spec(), request, response, context,
+                    &MultiInferenceOn);
 }
 
 absl::Status HandleGetModelMetadata(const ModelManager& manager,

@@ -1,24 +1,60 @@
 #include "server/tfserving/services.h"
 
+#include <chrono>
+
 #include "absl/status/status.h"
+#include "absl/time/clock.h"
+#include "server/model/model_config_proto.h"
 #include "server/status/grpc_status.h"
 #include "server/tfserving/handlers.h"
+#include "server/tfserving/request_metrics.h"
 
 namespace tensord {
 
 namespace serving = ::tensorflow::serving;
 
 namespace {
-grpc::Status NotYet(const char* rpc) {
-  return ToGrpcStatus(absl::UnimplementedError(
-      std::string(rpc) + " is not implemented by tensord yet"));
+
+// The client's deadline (gRPC reports "none" as the far future), and its cancellation.
+CancellationToken TokenFor(grpc::ServerContext* context) {
+  const auto deadline = context->deadline();
+  const absl::Time until = deadline == std::chrono::system_clock::time_point::max()
+                               ? absl::InfiniteFuture()
+                               : absl::FromChrono(deadline);
+  return CancellationToken(until, [context]() { return context->IsCancelled(); });
 }
+
+int64_t ExampleCount(const serving::Input& input) {
+  return input.has_example_list_with_context()
+             ? input.example_list_with_context().examples_size()
+             : input.example_list().examples_size();
+}
+
+// Runs `handle` for one inference RPC with the client's deadline, and records its metrics.
+template <typename Request, typename Response, typename Handler>
+grpc::Status Serve(ServingMetrics* metrics, const char* method, const std::string& model,
+                   grpc::ServerContext* context, const Request& request, Response* response,
+                   int64_t examples, Handler handle) {
+  RequestMetrics request_metrics(metrics, method, Protocol::kGrpc, model);
+  const CancellationToken token = TokenFor(context);
+  RequestContext request_context;
+  request_context.cancellation = &token;
+  absl::Status status = token.Check();
+  if (status.ok()) status = handle(&request_context);
+  request_metrics.Finish(status, request_context, request.ByteSizeLong(),
+                         status.ok() ? response->ByteSizeLong() : 0, examples);
+  return ToGrpcStatus(status);
+}
+
 }  // namespace
 
-grpc::Status PredictionServiceImpl::Predict(grpc::ServerContext*,
+grpc::Status PredictionServiceImpl::Predict(grpc::ServerContext* context,
                                             const serving::PredictRequest* request,
                                             serving::PredictResponse* response) {
-  return ToGrpcStatus(HandlePredict(*manager_, *request, response));
+  return Serve(metrics_, "Predict", request->model_spec().name(), context, *request, response,
+               -1, [&](RequestContext* rc) {
+                 return HandlePredict(*manager_, *request, response, rc);
+               });
 }
 
 grpc::Status PredictionServiceImpl::GetModelMetadata(
@@ -27,22 +63,33 @@ grpc::Status PredictionServiceImpl::GetModelMetadata(
   return ToGrpcStatus(HandleGetModelMetadata(*manager_, *request, response));
 }
 
-grpc::Status PredictionServiceImpl::Classify(grpc::ServerContext*,
+grpc::Status PredictionServiceImpl::Classify(grpc::ServerContext* context,
                                              const serving::ClassificationRequest* request,
                                              serving::ClassificationResponse* response) {
-  return ToGrpcStatus(HandleClassify(*manager_, *request, response));
+  return Serve(metrics_, "Classify", request->model_spec().name(), context, *request, response,
+               ExampleCount(request->input()), [&](RequestContext* rc) {
+                 return HandleClassify(*manager_, *request, response, rc);
+               });
 }
 
-grpc::Status PredictionServiceImpl::Regress(grpc::ServerContext*,
+grpc::Status PredictionServiceImpl::Regress(grpc::ServerContext* context,
                                             const serving::RegressionRequest* request,
                                             serving::RegressionResponse* response) {
-  return ToGrpcStatus(HandleRegress(*manager_, *request, response));
+  return Serve(metrics_, "Regress", request->model_spec().name(), context, *request, response,
+               ExampleCount(request->input()), [&](RequestContext* rc) {
+                 return HandleRegress(*manager_, *request, response, rc);
+               });
 }
 
-grpc::Status PredictionServiceImpl::MultiInference(grpc::ServerContext*,
+grpc::Status PredictionServiceImpl::MultiInference(grpc::ServerContext* context,
                                                    const serving::MultiInferenceRequest* request,
                                                    serving::MultiInferenceResponse* response) {
-  return ToGrpcStatus(HandleMultiInference(*manager_, *request, response));
+  const std::string model =
+      request->tasks_size() > 0 ? request->tasks(0).model_spec().name() : std::string();
+  return Serve(metrics_, "MultiInference", model, context, *request, response,
+               ExampleCount(request->input()), [&](RequestContext* rc) {
+                 return HandleMultiInference(*manager_, *request, response, rc);
+               });
 }
 
 grpc::Status ModelServiceImpl::GetModelStatus(grpc::ServerContext*,
@@ -51,10 +98,26 @@ grpc::Status ModelServiceImpl::GetModelStatus(grpc::ServerContext*,
   return ToGrpcStatus(HandleGetModelStatus(*manager_, *request, response));
 }
 
-grpc::Status ModelServiceImpl::HandleReloadConfigRequest(grpc::ServerContext*,
-                                                         const serving::ReloadConfigRequest*,
-                                                         serving::ReloadConfigResponse*) {
-  return NotYet("HandleReloadConfigRequest");
+grpc::Status ModelServiceImpl::HandleReloadConfigRequest(
+    grpc::ServerContext*, const serving::ReloadConfigRequest* request,
+    serving::ReloadConfigResponse* response) {
+  absl::Status status;
+  if (!request->config().has_model_config_list()) {
+    status = absl::InvalidArgumentError(
+        "ServerModelConfig type not supported by HandleReloadConfigRequest. Only "
+        "ModelConfigList is currently supported");
+  } else if (absl::StatusOr<std::vector<ModelConfig>> configs =
+                 ModelConfigsFromProto(request->config());
+             !configs.ok()) {
+    status = configs.status();
+  } else {
+    status = manager_->ApplyConfig(*configs);
+  }
+  // TF Serving reports the outcome twice: in the response body and as the RPC status.
+  response->mutable_status()->set_error_code(
+      static_cast<::tensorflow::error::Code>(static_cast<int>(status.code())));
+  response->mutable_status()->set_error_message(std::string(status.message()));
+  return ToGrpcStatus(status);
 }
 
 }  // namespace tensord

@@ -1,5 +1,8 @@
-// gRPC services of the TF Serving API. Implemented RPCs delegate to handlers.h;
-// HandleReloadConfigRequest answers UNIMPLEMENTED for now.
+// gRPC services of the TF Serving API, delegating to handlers.h. Inference RPCs run under the
+// client's deadline (DEADLINE_EXCEEDED when it passes) and stop when the client cancels; they are
+// recorded in ServingMetrics (may be null = not recorded; not owned, must outlive the service).
+// HandleReloadConfigRequest applies the new model list at once and answers when the resulting
+// states are known.
 #ifndef TENSORD_SERVER_TFSERVING_SERVICES_H_
 #define TENSORD_SERVER_TFSERVING_SERVICES_H_
 
@@ -7,13 +10,15 @@
 
 #include "protos/serving/model_service.grpc.pb.h"
 #include "protos/serving/prediction_service.grpc.pb.h"
+#include "server/metrics/serving_metrics.h"
 #include "server/model/model_manager.h"
 
 namespace tensord {
 
 class PredictionServiceImpl final : public ::tensorflow::serving::PredictionService::Service {
  public:
-  explicit PredictionServiceImpl(const ModelManager* manager) : manager_(manager) {}
+  PredictionServiceImpl(const ModelManager* manager, ServingMetrics* metrics)
+      : manager_(manager), metrics_(metrics) {}
 
   grpc::Status Predict(grpc::ServerContext* context,
                        const ::tensorflow::serving::PredictRequest* request,
@@ -33,11 +38,12 @@ class PredictionServiceImpl final : public ::tensorflow::serving::PredictionServ
 
  private:
   const ModelManager* manager_;
+  ServingMetrics* metrics_;
 };
 
 class ModelServiceImpl final : public ::tensorflow::serving::ModelService::Service {
  public:
-  explicit ModelServiceImpl(const ModelManager* manager) : manager_(manager) {}
+  explicit ModelServiceImpl(ModelManager* manager) : manager_(manager) {}
 
   grpc::Status GetModelStatus(grpc::ServerContext* context,
                               const ::tensorflow::serving::GetModelStatusRequest* request,
@@ -47,7 +53,7 @@ class ModelServiceImpl final : public ::tensorflow::serving::ModelService::Servi
       ::tensorflow::serving::ReloadConfigResponse* response) override;
 
  private:
-  const ModelManager* manager_;
+  ModelManager* manager_;
 };
 
 }  // namespace tensord

@@ -1,7 +1,10 @@
-"""End-to-end tests of `tensorctl predict|metadata|status` against the real tensord server.
+"""End-to-end tests of tensorctl's server commands (predict, metadata, status, classify,
+regress, list, reload) against the real tensord server. Classify, regress, list and reload are
+checked against what TF Serving's official Python client gets from the same server.
 
 Needs bazel-bin/server/tensord and bazel-bin/clients/tensorctl/tensorctl
-(`bazel build //server:tensord //clients/tensorctl:tensorctl`).
+(`bazel build //server:tensord //clients/tensorctl:tensorctl`). The half_plus_two cases need
+../shared (or $TENSORD_SHARED_DIR) and are skipped without it.
 
     python3 -m pytest -q tests/e2e/tensorctl_server_test.py
 """
@@ -11,10 +14,15 @@ import signal
 import subprocess
 import time
 
+import grpc
 import numpy as np
 import pytest
+from google.protobuf import json_format, text_format
+from tensorflow.core.example import example_pb2
+from tensorflow_serving.apis import (classification_pb2, get_model_status_pb2,
+                                     model_management_pb2, regression_pb2)
 
-from tensord_process import free_port
+from tensord_process import HAVE_SHARED, TFS_TESTDATA, Server, free_port
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SERVER = os.path.join(REPO, "bazel-bin", "server", "tensord")
@@ -135,3 +143,225 @@ def test_unreachable_server_fails_fast():
     assert r.returncode == 1
     assert r.stderr.startswith("tensorctl: UNAVAILABLE: ") or \
         r.stderr.startswith("tensorctl: DEADLINE_EXCEEDED: "), r.stderr
+
+
+# --- classify / regress / list / reload ---------------------------------------------------------
+
+PARSE_EXAMPLE_BASE = os.path.join(REPO, "tests", "testdata", "tf1_parse_example")
+
+
+def _config_text(models):
+    """A ModelServerConfig for (name, base_path, version_labels) triples."""
+    lines = ["model_config_list {"]
+    for name, base_path, labels in models:
+        lines += ["  config {", "    name: '%s'" % name, "    base_path: '%s'" % base_path,
+                  "    model_platform: 'tensorflow'"]
+        lines += ["    version_labels { key: '%s' value: %d }" % kv for kv in labels.items()]
+        lines.append("  }")
+    return "\n".join(lines + ["}"]) + "\n"
+
+
+def _start(tmp_path_factory, flags):
+    for path in (SERVER, TENSORCTL):
+        if not os.path.exists(path):
+            pytest.fail("%s missing: run `bazel build //server:tensord "
+                        "//clients/tensorctl:tensorctl` first" % path)
+    return Server(flags, tmp_path_factory.mktemp("tensord"))
+
+
+@pytest.fixture(scope="module")
+def two_models(tmp_path_factory):
+    """tensord with keras_mlp as "mlp" and tf1_parse_example (classify/regress signatures over
+    tf.Examples) as "parse_example", whose version 1 has the label "stable"."""
+    config = tmp_path_factory.mktemp("config") / "models.config"
+    config.write_text(_config_text([("mlp", MLP_BASE, {}),
+                                    ("parse_example", PARSE_EXAMPLE_BASE, {"stable": 1})]))
+    srv = _start(tmp_path_factory, ["--model_config_file=%s" % config,
+                                    "--file_system_poll_wait_seconds=0"])
+    srv.config_path = str(config)
+    yield srv
+    assert srv.stop() == 0, srv.log()
+
+
+@pytest.fixture(scope="module")
+def half_plus_two(tmp_path_factory):
+    if not HAVE_SHARED:
+        pytest.skip("../shared (TF Serving testdata) absent")
+    srv = _start(tmp_path_factory, [
+        "--model_name=half_plus_two", "--file_system_poll_wait_seconds=0",
+        "--model_base_path=" + os.path.join(TFS_TESTDATA, "saved_model_half_plus_two_cpu")])
+    yield srv
+    assert srv.stop() == 0, srv.log()
+
+
+def _address(srv):
+    return "127.0.0.1:%d" % srv.port
+
+
+def _example(features):
+    """A tf.Example from {name: value or list}, the way the official client's users build one:
+    Python floats to float_list, ints to int64_list, str to bytes_list."""
+    ex = example_pb2.Example()
+    for key, value in features.items():
+        feature = ex.features.feature[key]
+        for v in value if isinstance(value, list) else [value]:
+            if isinstance(v, float):
+                feature.float_list.value.append(v)
+            elif isinstance(v, int):
+                feature.int64_list.value.append(v)
+            else:
+                feature.bytes_list.value.append(v.encode())
+    return ex
+
+
+def _official(srv, method, model, signature, examples, context=None, label=None):
+    """The official client's Classify/Regress for the same request, as REST's "results"."""
+    request_type, rpc = {
+        "classify": (classification_pb2.ClassificationRequest, srv.predict.Classify),
+        "regress": (regression_pb2.RegressionRequest, srv.predict.Regress)}[method]
+    req = request_type()
+    req.model_spec.name = model
+    req.model_spec.signature_name = signature
+    if label:
+        req.model_spec.version_label = label
+    if context is None:
+        req.input.example_list.examples.extend(_example(e) for e in examples)
+    else:
+        req.input.example_list_with_context.context.CopyFrom(_example(context))
+        req.input.example_list_with_context.examples.extend(_example(e) for e in examples)
+    resp = rpc(req, timeout=60)
+    if method == "classify":
+        return [[[c.label, c.score] for c in cl.classes]
+                for cl in resp.result.classifications]
+    return [r.value for r in resp.result.regressions]
+
+
+def _tensorctl_results(r, method):
+    """tensorctl's "results" with scores as float32, the precision they have on the wire."""
+    assert r.returncode == 0, r.stderr
+    assert r.stderr == ""
+    results = json.loads(r.stdout)["results"]
+    if method == "classify":
+        return [[[label, float(np.float32(score))] for label, score in cl] for cl in results]
+    return [float(np.float32(v)) for v in results]
+
+
+PARSE_EXAMPLES = [{"x": 1.0, "x2": 4.0}, {"x": 3.5}, {"x2": -2.5}, {"x": -7.25, "x2": 0.5}]
+HPT_EXAMPLES = [{"x": 1.0}, {"x": 2.0}, {"x": -3.5}]
+
+# (server fixture, model, method, signature, examples, expected results). The expected values are
+# the models' formulas (y = 0.5 x + 2, y2 = 0.5 x2 + 3 with x / x2 defaulting to 0 / 1), and are
+# exact in float32; the tests also compare with the official client.
+CASES = [
+    ("two_models", "parse_example", "classify", "classify_x_to_y", PARSE_EXAMPLES,
+     [[["small", 2.5]], [["big", 3.75]], [["small", 2.0]], [["small", -1.625]]]),
+    ("two_models", "parse_example", "regress", "serving_default", PARSE_EXAMPLES,
+     [2.5, 3.75, 2.0, -1.625]),
+    ("two_models", "parse_example", "regress", "regress_x2_to_y2", PARSE_EXAMPLES,
+     [5.0, 3.5, 1.75, 3.25]),
+    ("half_plus_two", "half_plus_two", "classify", "classify_x_to_y", HPT_EXAMPLES,
+     [[["", 2.5]], [["", 3.0]], [["", 0.25]]]),
+    ("half_plus_two", "half_plus_two", "regress", "regress_x_to_y2", HPT_EXAMPLES,
+     [3.5, 4.0, 1.25]),
+]
+
+
+@pytest.mark.parametrize("fixture,model,method,signature,examples,expected", CASES,
+                         ids=["%s-%s-%s" % (c[1], c[2], c[3]) for c in CASES])
+def test_classify_regress_match_official_client(request, fixture, model, method, signature,
+                                                examples, expected):
+    srv = request.getfixturevalue(fixture)
+    r = tensorctl(method, "--server", _address(srv), "--model", model,
+                  "--signature_def", signature, "--examples", json.dumps(examples))
+    got = _tensorctl_results(r, method)
+    assert got == _official(srv, method, model, signature, examples)
+    assert got == expected
+
+
+def test_regress_with_context_label_and_examples_file(two_models, tmp_path):
+    examples = [{"x2": 1.0}, {"x": 2.0}]  # the second example falls back to the context's x2
+    context = {"x2": 10.0}
+    path = tmp_path / "examples.json"
+    path.write_text(json.dumps(examples))
+    r = tensorctl("regress", "--server", _address(two_models), "--model", "parse_example",
+                  "--label", "stable", "--signature_def", "regress_x2_to_y2",
+                  "--examples", "@%s" % path, "--context", json.dumps(context))
+    got = _tensorctl_results(r, "regress")
+    assert got == _official(two_models, "regress", "parse_example", "regress_x2_to_y2",
+                            examples, context=context, label="stable")
+    assert got == [3.5, 8.0]
+
+
+def test_integer_for_a_float_feature_is_the_servers_error(two_models):
+    """{"x": 1} is an int64 feature, as in TF Serving's REST API; the model parses x as float,
+    so the server rejects it exactly as it rejects the official client's int64_list."""
+    with pytest.raises(grpc.RpcError) as official:
+        _official(two_models, "regress", "parse_example", "serving_default", [{"x": 1}])
+    r = tensorctl("regress", "--server", _address(two_models), "--model", "parse_example",
+                  "--examples", '[{"x": 1}]')
+    assert r.returncode == 1
+    assert r.stdout == ""
+    assert r.stderr == "tensorctl: %s: %s\n" % (official.value.code().name,
+                                                 official.value.details())
+
+
+def test_bad_examples_fail_before_the_server(two_models):
+    r = tensorctl("classify", "--server", _address(two_models), "--model", "parse_example",
+                  "--examples", '[{"x": [1, 2.5]}]')
+    assert r.returncode == 1
+    assert r.stderr == ('tensorctl: example 0: feature "x": mixes value kinds: 1 is int64, 2.5 '
+                        'is float (write 1.0, not 1, in a float feature)\n')
+    r = tensorctl("classify", "--server", _address(two_models), "--model", "parse_example")
+    assert r.returncode == 2
+    assert "needs --examples" in r.stderr
+
+
+def test_list_two_models(two_models):
+    r = tensorctl("list", "--server", _address(two_models))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == ("MODEL          VERSION  STATE\n"
+                        "mlp            1        AVAILABLE\n"
+                        "parse_example  1        AVAILABLE\n")
+
+
+def test_list_json_matches_get_model_status(two_models):
+    r = tensorctl("list", "--server", _address(two_models), "--json")
+    assert r.returncode == 0, r.stderr
+    models = json.loads(r.stdout)["models"]
+    assert [m["name"] for m in models] == ["mlp", "parse_example"]
+    for m in models:
+        req = get_model_status_pb2.GetModelStatusRequest()
+        req.model_spec.name = m["name"]
+        official = json_format.MessageToDict(two_models.models.GetModelStatus(req, timeout=30),
+                                             preserving_proto_field_name=True)
+        assert m["model_version_status"] == official["model_version_status"]
+
+
+@pytest.mark.parametrize("config_name", ["own", "relative_base_path"])
+def test_reload_reports_what_the_official_client_gets(two_models, tmp_path, config_name):
+    """Reloads the server's own config (a no-op), or one the server must reject. Whatever the
+    server answers, tensorctl reports the same as the official client: the status as JSON and exit
+    0, or "tensorctl: CODE: message" and exit 1."""
+    if config_name == "own":
+        path = two_models.config_path
+    else:
+        path = str(tmp_path / "relative.config")
+        with open(path, "w") as f:
+            f.write(_config_text([("mlp", "relative/mlp", {})]))
+    with open(path) as f:
+        req = model_management_pb2.ReloadConfigRequest()
+        text_format.Parse(f.read(), req.config)
+    r = tensorctl("reload", "--server", _address(two_models), "--config", path)
+    try:
+        resp = two_models.models.HandleReloadConfigRequest(req, timeout=60)
+    except grpc.RpcError as e:
+        assert r.returncode == 1
+        assert r.stdout == ""
+        assert r.stderr == "tensorctl: %s: %s\n" % (e.code().name, e.details())
+        assert config_name != "own" or e.code() == grpc.StatusCode.UNIMPLEMENTED
+        return
+    assert config_name == "own"
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout) == json_format.MessageToDict(
+        resp.status, preserving_proto_field_name=True, always_print_fields_with_no_presence=True)
+    assert json.loads(r.stdout) == {"error_code": "OK", "error_message": ""}

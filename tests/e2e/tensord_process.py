@@ -6,6 +6,9 @@ import os
 import signal
 import socket
 import subprocess
+import time
+import urllib.error
+import urllib.request
 
 import grpc
 import pytest
@@ -28,16 +31,24 @@ def free_port():
 
 
 class Server:
-    """tensord started with `flags` on a free gRPC port; ready once its channel connects.
-    stop() sends SIGTERM (SIGKILL after 10 s) and returns the exit code."""
+    """tensord started with `flags` on a free gRPC port (and a free REST port with rest=True);
+    ready once its channel connects. stop() sends SIGTERM (SIGKILL after 10 s) and returns the
+    exit code."""
 
-    def __init__(self, flags, log_dir):
+    def __init__(self, flags, log_dir, rest=False):
         if not os.path.exists(BINARY):
             pytest.fail("%s missing: run `bazel build //server:tensord` first" % BINARY)
         self.port = free_port()
+        self.rest_port = free_port() if rest else 0
+        self.rest_url = "http://127.0.0.1:%d" % self.rest_port
+        if rest:
+            flags = ["--rest_api_port=%d" % self.rest_port] + flags
         self.log_path = os.path.join(str(log_dir), "tensord_%d.log" % self.port)
         self._log = open(self.log_path, "w")
-        self.proc = subprocess.Popen([BINARY, "--port=%d" % self.port] + flags,
+        # Bad test models fail for good; TF Serving's default retries (5 x 60 s) would only
+        # stall startup. Tests of the retry flags pass their own values (the last one wins).
+        self.proc = subprocess.Popen([BINARY, "--port=%d" % self.port,
+                                      "--max_num_load_retries=0"] + flags,
                                      stdout=self._log, stderr=subprocess.STDOUT)
         self.channel = grpc.insecure_channel("127.0.0.1:%d" % self.port)
         try:
@@ -45,12 +56,28 @@ class Server:
         except grpc.FutureTimeoutError:
             self.stop()
             raise RuntimeError("tensord did not start: " + self.log())
+        if rest:  # the REST listener starts just after the gRPC one
+            for _ in range(100):
+                try:
+                    if self.http_get("/v2/health/live")[0] == 200:
+                        break
+                except OSError:
+                    pass
+                time.sleep(0.05)
         self.predict = prediction_service_pb2_grpc.PredictionServiceStub(self.channel)
         self.models = model_service_pb2_grpc.ModelServiceStub(self.channel)
 
     def log(self):
         with open(self.log_path) as f:
             return f.read()
+
+    def http_get(self, path):
+        """(status, body text) of a GET on the REST port."""
+        try:
+            with urllib.request.urlopen(self.rest_url + path, timeout=30) as reply:
+                return reply.status, reply.read().decode()
+        except urllib.error.HTTPError as e:
+            return e.code, e.read().decode()
 
     def stop(self):
         self.channel.close()

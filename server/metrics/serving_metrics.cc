@@ -1,0 +1,83 @@
+#include "server/metrics/serving_metrics.h"
+
+#include <vector>
+
+namespace tensord {
+namespace {
+
+std::vector<double> TfMicroseconds() { return ExponentialBuckets(10, 1.8, 33); }
+
+// Decimal 1-2-5 steps read well on dashboards (le="0.005", not le="0.0051200").
+std::vector<double> RequestSeconds() {
+  return {0.0001, 0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05,
+          0.1,    0.2,    0.5,    1,     2,     5,     10,   20,   50};
+}
+
+std::vector<double> LoadSeconds() {
+  return {0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500};
+}
+
+std::vector<double> SizeBytes() { return ExponentialBuckets(64, 4, 13); }
+
+}  // namespace
+
+ServingMetrics& ServingMetrics::Global() {
+  static ServingMetrics* const metrics = new ServingMetrics(&MetricRegistry::Global());
+  return *metrics;
+}
+
+ServingMetrics::ServingMetrics(MetricRegistry* r)
+    : request_count(r->AddCounter(":tensorflow:serving:request_count",
+                                  "Number of requests by model and final status.",
+                                  {"model_name", "status"})),
+      request_latency(r->AddHistogram(":tensorflow:serving:request_latency",
+                                      "Latency of successful requests in microseconds.",
+                                      {"model_name", "API", "entrypoint"}, TfMicroseconds())),
+      runtime_latency(r->AddHistogram(":tensorflow:serving:runtime_latency",
+                                      "Graph run time of requests in microseconds.",
+                                      {"model_name", "API", "runtime"}, TfMicroseconds())),
+      request_example_counts(r->AddHistogram(":tensorflow:serving:request_example_counts",
+                                             "Examples per Classify/Regress request.", {"model"},
+                                             ExponentialBuckets(1, 2, 15))),
+      request_example_count_total(
+          r->AddCounter(":tensorflow:serving:request_example_count_total",
+                        "Total number of examples in Classify/Regress requests.", {"model"})),
+      model_warmup_latency(r->AddHistogram(":tensorflow:serving:model_warmup_latency",
+                                           "Model version warmup time in microseconds.",
+                                           {"model_path", "status"}, TfMicroseconds())),
+      model_warmup_records_read(r->AddCounter(":tensorflow:serving:model_warmup_records_read",
+                                              "Number of warmup records replayed.",
+                                              {"model_path", "status"})),
+      load_attempt_count(r->AddCounter(":tensorflow:cc:saved_model:load_attempt_count",
+                                       "SavedModel load attempts; status success or fail.",
+                                       {"model_path", "status"})),
+      load_latency(r->AddCounter(":tensorflow:cc:saved_model:load_latency",
+                                 "Total SavedModel load time in microseconds.", {"model_path"})),
+      request_duration(r->AddHistogram(
+          "tensord_request_duration_seconds",
+          "Time from receiving a request to sending its response, every outcome.",
+          {"model", "version", "signature", "method", "protocol"}, RequestSeconds())),
+      runtime_duration(
+          r->AddHistogram("tensord_runtime_duration_seconds", "Graph execution time of a request.",
+                          {"model", "version", "signature", "method"}, RequestSeconds())),
+      request_bytes(r->AddHistogram("tensord_request_bytes", "Request body size.",
+                                    {"model", "version", "signature", "method"}, SizeBytes())),
+      response_bytes(r->AddHistogram("tensord_response_bytes", "Response body size.",
+                                     {"model", "version", "signature", "method"}, SizeBytes())),
+      requests_in_flight(r->AddGauge("tensord_requests_in_flight",
+                                     "Requests received and not yet answered.",
+                                     {"model", "method"})),
+      requests(r->AddCounter("tensord_requests_total", "Requests by final status code.",
+                             {"model", "version", "signature", "method", "protocol", "code"})),
+      model_load_duration(r->AddHistogram("tensord_model_load_duration_seconds",
+                                          "Time to load one model version.", {"model"},
+                                          LoadSeconds())),
+      model_loads(r->AddCounter("tensord_model_loads_total",
+                                "Model version loads; status ok or error.", {"model", "status"})),
+      model_state(r->AddGauge(
+          "tensord_model_version_state",
+          "ModelVersionStatus.State of each version: 10 START, 20 LOADING, 30 AVAILABLE, "
+          "40 UNLOADING, 50 END.",
+          {"model", "version"})) {}
+
+}  // namespace tensord

@@ -1,0 +1,85 @@
+#include "server/model/model_config_proto.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include "google/protobuf/text_format.h"
+
+namespace tensord {
+namespace {
+
+absl::StatusOr<std::vector<ModelConfig>> FromText(const std::string& text) {
+  ::tensorflow::serving::ModelServerConfig config;
+  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &config)) << text;
+  return ModelConfigsFromProto(config);
+}
+
+TEST(ModelConfigProtoTest, ConvertsPoliciesAndLabels) {
+  auto configs = FromText(R"pb(
+    model_config_list {
+      config {
+        name: "a" base_path: "/m/a" model_platform: "tensorflow"
+        model_version_policy { specific { versions: 42 versions: 43 } }
+        version_labels { key: "stable" value: 42 }
+        version_labels { key: "canary" value: 43 }
+      }
+      config { name: "b" base_path: "/m/b" model_platform: "tensorflow"
+               model_version_policy { all {} } }
+      config { name: "c" base_path: "/m/c" model_platform: "tensorflow"
+               model_version_policy { latest { num_versions: 2 } } }
+      config { name: "d" base_path: "/m/d" model_platform: "tensorflow" }
+    })pb");
+  ASSERT_TRUE(configs.ok()) << configs.status();
+  ASSERT_EQ(configs->size(), 4u);
+  EXPECT_EQ((*configs)[0].policy, VersionPolicy::kSpecific);
+  EXPECT_EQ((*configs)[0].versions, (std::vector<int64_t>{42, 43}));
+  EXPECT_EQ((*configs)[0].labels, (std::map<std::string, int64_t>{{"canary", 43}, {"stable", 42}}));
+  EXPECT_EQ((*configs)[1].policy, VersionPolicy::kAll);
+  EXPECT_EQ((*configs)[2].policy, VersionPolicy::kLatest);
+  EXPECT_EQ((*configs)[2].num_versions, 2);
+  EXPECT_EQ((*configs)[3].policy, VersionPolicy::kLatest);
+  EXPECT_EQ((*configs)[3].num_versions, 1);
+  EXPECT_EQ((*configs)[3].base_path, "/m/d");
+}
+
+TEST(ModelConfigProtoTest, RejectsWithTfServingMessages) {
+  EXPECT_EQ(FromText("").status().message(),
+            "only model_config_list is supported (custom_model_config is not)");
+  EXPECT_EQ(FromText(R"pb(model_config_list {
+                config { name: "a" base_path: "/x" model_platform: "tensorflow" }
+                config { name: "a" base_path: "/y" model_platform: "tensorflow" } })pb")
+                .status()
+                .message(),
+            "Illegal to list model a multiple times in config list");
+  EXPECT_EQ(FromText(R"pb(model_config_list {
+                config { name: "a" base_path: "rel" model_platform: "tensorflow" } })pb")
+                .status()
+                .message(),
+            "Expected model a to have an absolute path or URI; got base_path()=rel");
+  EXPECT_EQ(FromText(R"pb(model_config_list { config { name: "a" base_path: "/x" } })pb")
+                .status()
+                .message(),
+            "Illegal setting neither ModelServerConfig::model_type (deprecated) nor "
+            "ModelServerConfig::model_platform, model name is a");
+  EXPECT_EQ(FromText(R"pb(model_config_list {
+                config { name: "a" base_path: "/x" model_platform: "onnx" } })pb")
+                .status()
+                .code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(ModelConfigProtoTest, FileErrorsNameTheFile) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string path = std::string(tmp != nullptr ? tmp : "/tmp") + "/bad_models.config";
+  std::ofstream(path) << "model_config_list { config { name: ";
+  auto configs = ReadModelConfigFile(path);
+  EXPECT_EQ(configs.status().message(),
+            "invalid model config file " + path + ": not a text-format ModelServerConfig");
+  EXPECT_EQ(ReadModelConfigFile(path + ".missing").status().message(),
+            "invalid model config file " + path + ".missing: cannot open the file");
+}
+
+}  // namespace
+}  // namespace tensord

@@ -1,0 +1,216 @@
+#include "server/server.h"
+
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/resource_quota.h>
+
+#include <chrono>
+#include <climits>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "runtime/framework/device.h"
+#include "server/health/health_service.h"
+#include "server/logging/log.h"
+#include "server/metrics/serving_metrics.h"
+#include "server/model/model_config_proto.h"
+#include "server/repository/repository_service.h"
+#include "server/rest/rest_api.h"
+#include "server/tfserving/services.h"
+#include "server/tfserving/warmup.h"
+
+namespace tensord {
+namespace {
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+bool HasArgument(const ServerOptions& options, const std::string& key) {
+  for (const auto& [k, v] : options.grpc_channel_arguments) {
+    if (k == key) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+Server::Server(ServerOptions options) : options_(std::move(options)) {
+  ModelManagerOptions manager_options = options_.manager;
+  manager_options.metrics = &ServingMetrics::Global();
+  if (options_.enable_model_warmup) {
+    WarmupOptions warmup;
+    warmup.iterations = options_.warmup_iterations;
+    warmup.metrics = &ServingMetrics::Global();
+    manager_options.on_loaded = [warmup](const ServableHandle& handle) {
+      return ReplayWarmupRequests(handle, warmup);
+    };
+  }
+  manager_ = std::make_unique<ModelManager>(std::move(manager_options));
+  health_ = std::make_unique<ServerHealth>(manager_.get());
+}
+
+Server::~Server() { Drain(); }
+
+int Server::rest_port() const { return rest_ != nullptr ? rest_->port() : 0; }
+
+absl::Status Server::Start() {
+  if (absl::Status s = manager_->ApplyConfig(options_.models); !s.ok()) return s;
+  for (const ModelConfig& config : options_.models) {
+    auto statuses = manager_->GetVersionStatus(config.name, std::nullopt);
+    if (!statuses.ok()) {
+      LogEvent(LogLevel::kWarning, "model has no versions yet",
+               {{"model", config.name}, {"base_path", config.base_path}});
+    }
+  }
+  manager_->StartPolling(options_.file_system_poll_seconds);
+
+  prediction_service_ =
+      std::make_unique<PredictionServiceImpl>(manager_.get(), &ServingMetrics::Global());
+  model_service_ = std::make_unique<ModelServiceImpl>(manager_.get());
+  health_service_ = std::make_unique<HealthServiceImpl>(health_.get());
+  repository_service_ = std::make_unique<ModelRepositoryServiceImpl>(manager_.get());
+
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::ServerBuilder builder;
+  if (options_.grpc_port > 0) {
+    builder.AddListeningPort(absl::StrCat("0.0.0.0:", options_.grpc_port),
+                             grpc::InsecureServerCredentials(), &grpc_port_);
+  }
+  if (!options_.grpc_socket_path.empty()) {
+    builder.AddListeningPort("unix:" + options_.grpc_socket_path,
+                             grpc::InsecureServerCredentials());
+  }
+  const int max_threads =
+      options_.grpc_max_threads > 0 ? options_.grpc_max_threads : 4 * AvailableCpus();
+  grpc::ResourceQuota quota("tensord");
+  quota.SetMaxThreads(max_threads);
+  builder.SetResourceQuota(quota);
+  // Real tensors exceed gRPC's 4 MB default; TF Serving accepts up to 2 GiB - 1 as well.
+  if (!HasArgument(options_, GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH)) {
+    builder.SetMaxReceiveMessageSize(INT_MAX);
+  }
+  if (!HasArgument(options_, GRPC_ARG_MAX_SEND_MESSAGE_LENGTH)) {
+    builder.SetMaxSendMessageSize(INT_MAX);
+  }
+  for (const auto& [key, value] : options_.grpc_channel_arguments) {
+    int as_int = 0;
+    if (absl::SimpleAtoi(value, &as_int)) {
+      builder.AddChannelArgument(key, as_int);
+    } else {
+      builder.AddChannelArgument(key, value);
+    }
+  }
+  builder.RegisterService(prediction_service_.get());
+  builder.RegisterService(model_service_.get());
+  builder.RegisterService(health_service_.get());
+  builder.RegisterService(repository_service_.get());
+  grpc_server_ = builder.BuildAndStart();
+  if (grpc_server_ == nullptr || (options_.grpc_port > 0 && grpc_port_ == 0)) {
+    manager_->StopPolling();
+    return absl::UnavailableError(absl::StrCat("cannot listen for gRPC on 0.0.0.0:",
+                                               options_.grpc_port,
+                                               options_.grpc_socket_path.empty()
+                                                   ? ""
+                                                   : " / unix:" + options_.grpc_socket_path));
+  }
+  serving_ = true;
+  std::vector<std::string> listeners;
+  if (grpc_port_ > 0) listeners.push_back(absl::StrCat("0.0.0.0:", grpc_port_));
+  if (!options_.grpc_socket_path.empty()) listeners.push_back("unix:" + options_.grpc_socket_path);
+  LogEvent(LogLevel::kInfo,
+           absl::StrCat("Running gRPC ModelServer at ", absl::StrJoin(listeners, " and "), " ..."),
+           {{"services",
+             "tensorflow.serving.PredictionService,tensorflow.serving.ModelService,"
+             "grpc.health.v1.Health,tensord.v1.ModelRepository,grpc.reflection"},
+            {"grpc_max_threads", absl::StrCat(max_threads)}});
+
+  if (options_.rest_port > 0) {
+    RestApiOptions rest_options;
+    rest_options.port = options_.rest_port;
+    rest_options.num_threads = options_.rest_num_threads;
+    rest_options.timeout_ms = options_.rest_timeout_ms;
+    rest_options.metrics_path = options_.metrics_path;
+    RestServices services;
+    services.manager = manager_.get();
+    services.health = health_.get();
+    services.metrics = &ServingMetrics::Global();
+    services.registry = &MetricRegistry::Global();
+    rest_ = std::make_unique<RestApi>(rest_options, services);
+    if (absl::Status s = rest_->Start(); !s.ok()) {
+      Drain();
+      return s;
+    }
+    LogEvent(LogLevel::kInfo,
+             absl::StrCat("Exporting HTTP/REST API at:0.0.0.0:", rest_->port(), " ..."),
+             {{"metrics", options_.metrics_path.empty() ? "off" : options_.metrics_path},
+              {"health", "/v2/health/live,/v2/health/ready"}});
+  }
+
+  if (!options_.model_config_file.empty() && options_.model_config_file_poll_seconds > 0) {
+    config_text_ = ReadFile(options_.model_config_file);
+    config_thread_ = std::thread([this]() { PollConfigFile(); });
+  }
+  return absl::OkStatus();
+}
+
+void Server::PollConfigFile() {
+  std::unique_lock<std::mutex> lock(config_mu_);
+  while (!config_cv_.wait_for(lock, std::chrono::seconds(options_.model_config_file_poll_seconds),
+                              [this]() { return stop_config_poll_; })) {
+    const std::string text = ReadFile(options_.model_config_file);
+    if (text == config_text_) continue;
+    config_text_ = text;
+    lock.unlock();
+    // A broken file is logged and ignored; the models of the last good one keep serving.
+    absl::Status status;
+    auto configs = ReadModelConfigFile(options_.model_config_file);
+    status = configs.ok() ? manager_->ApplyConfig(*configs) : configs.status();
+    if (status.ok()) {
+      LogEvent(LogLevel::kInfo, "model config file applied",
+               {{"file", options_.model_config_file},
+                {"models", absl::StrJoin(manager_->ModelNames(), ",")}});
+    } else {
+      LogEvent(LogLevel::kError, "model config file not applied",
+               {{"file", options_.model_config_file}, {"error", status.ToString()}});
+    }
+    lock.lock();
+  }
+}
+
+void Server::Drain() {
+  if (!serving_) return;
+  serving_ = false;
+  const absl::Time start = absl::Now();
+  LogEvent(LogLevel::kInfo, "draining",
+           {{"timeout_s", absl::StrCat(absl::ToDoubleSeconds(options_.drain_timeout))}});
+  health_->SetDraining();
+  // Give health watchers one poll period to see NOT_SERVING before their streams end.
+  absl::SleepFor(absl::Milliseconds(200));
+  health_service_->Shutdown();
+  {
+    std::lock_guard<std::mutex> lock(config_mu_);
+    stop_config_poll_ = true;
+  }
+  config_cv_.notify_all();
+  if (config_thread_.joinable()) config_thread_.join();
+  // gRPC and REST drain side by side; gRPC cancels what is left at the deadline.
+  std::thread rest_stop([this]() {
+    if (rest_ != nullptr) rest_->Stop();
+  });
+  grpc_server_->Shutdown(absl::ToChronoTime(start + options_.drain_timeout));
+  grpc_server_->Wait();
+  rest_stop.join();
+  manager_->StopPolling();
+  LogEvent(LogLevel::kInfo, "stopped",
+           {{"drain_ms", absl::StrCat(absl::ToInt64Milliseconds(absl::Now() - start))}});
+}
+
+}  // namespace tensord

@@ -1,0 +1,115 @@
+// Server: the tensord daemon assembled from its parts — model manager (with warmup), gRPC
+// services (TF Serving's PredictionService and ModelService, grpc.health.v1, tensord's
+// ModelRepository, server reflection), REST API with metrics and health endpoints, and the
+// model-config-file poller.
+//
+//   Server server(options);
+//   TENSORD_RETURN_IF_ERROR(server.Start());   // models loaded, ports listening
+//   ... wait for SIGTERM ...
+//   server.Drain();                            // not ready, stop accepting, finish in-flight
+//
+// Start and Drain are called from one thread; everything else the server does runs on its own
+// threads.
+#ifndef TENSORD_SERVER_SERVER_H_
+#define TENSORD_SERVER_SERVER_H_
+
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+#include "server/model/model_manager.h"
+
+namespace grpc {
+class Server;
+}
+
+namespace tensord {
+
+class HealthServiceImpl;
+class ModelRepositoryServiceImpl;
+class ModelServiceImpl;
+class PredictionServiceImpl;
+class RestApi;
+class ServerHealth;
+
+struct ServerOptions {
+  // gRPC on 0.0.0.0:grpc_port (0 = no TCP listener) and/or unix:grpc_socket_path.
+  int grpc_port = 8500;
+  std::string grpc_socket_path;
+  // Synchronous-server thread cap (grpc ResourceQuota); 0 = 4 × available CPUs.
+  int grpc_max_threads = 0;
+  // Extra channel arguments (--grpc_channel_arguments); a value that parses as an integer is
+  // passed as one. Message size limits default to 2 GiB - 1 unless set here.
+  std::vector<std::pair<std::string, std::string>> grpc_channel_arguments;
+
+  // REST on 0.0.0.0:rest_port; 0 = no REST API (and so no metrics endpoint), as TF Serving.
+  int rest_port = 0;
+  int rest_num_threads = 0;    // 0 = 4 × hardware threads
+  int rest_timeout_ms = 30000;
+  // Prometheus exposition path on the REST port; empty = not served.
+  std::string metrics_path = "/monitoring/prometheus/metrics";
+
+  // The models to serve at startup, and where later versions of that list come from.
+  std::vector<ModelConfig> models;
+  std::string model_config_file;          // re-read when model_config_file_poll_seconds > 0
+  int model_config_file_poll_seconds = 0;
+  int file_system_poll_seconds = 1;       // version-directory rescans; 0 = only at startup
+
+  ModelManagerOptions manager;            // its on_loaded and metrics are set by the server
+  bool enable_model_warmup = true;
+  int warmup_iterations = 1;
+
+  // Longest wait for in-flight requests on Drain(); what is still running then is cancelled.
+  absl::Duration drain_timeout = absl::Seconds(25);
+};
+
+class Server {
+ public:
+  explicit Server(ServerOptions options);
+  ~Server();  // Drains if still serving.
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Loads the configured models (failed versions are logged and reported, not fatal), then
+  // listens. Errors: an invalid model list (bad name, unreadable base path, labels on versions
+  // that did not load), or a port that cannot be bound.
+  absl::Status Start();
+
+  // Readiness goes false (health NOT_SERVING), new calls are refused, in-flight ones finish
+  // within drain_timeout; then everything stops. Idempotent.
+  void Drain();
+
+  int grpc_port() const { return grpc_port_; }
+  int rest_port() const;
+
+ private:
+  void PollConfigFile();
+
+  ServerOptions options_;
+  std::unique_ptr<ModelManager> manager_;
+  std::unique_ptr<ServerHealth> health_;
+  std::unique_ptr<PredictionServiceImpl> prediction_service_;
+  std::unique_ptr<ModelServiceImpl> model_service_;
+  std::unique_ptr<HealthServiceImpl> health_service_;
+  std::unique_ptr<ModelRepositoryServiceImpl> repository_service_;
+  std::unique_ptr<grpc::Server> grpc_server_;
+  std::unique_ptr<RestApi> rest_;
+  int grpc_port_ = 0;
+  bool serving_ = false;
+
+  std::mutex config_mu_;
+  std::condition_variable config_cv_;
+  bool stop_config_poll_ = false;  // guarded by config_mu_
+  std::string config_text_;        // the file content last applied
+  std::thread config_thread_;
+};
+
+}  // namespace tensord
+
+#endif  // TENSORD_SERVER_SERVER_H_

@@ -1,0 +1,226 @@
+"""Model lifecycle on the real tensord binary: HandleReloadConfigRequest, config-file polling,
+warmup replay, and version swaps under load (no request lost).
+
+Models are copies of the committed Keras MLP (tests/testdata/keras_mlp); warmup files are
+written with TensorFlow's own TFRecordWriter and TF Serving's PredictionLog.
+
+    python3 -m pytest -q tests/e2e/lifecycle_test.py
+"""
+import os
+import shutil
+import threading
+import time
+
+import grpc
+import numpy as np
+import pytest
+import tensorflow as tf
+from tensorflow_serving.apis import (get_model_status_pb2, model_management_pb2, predict_pb2,
+                                     prediction_log_pb2, prediction_service_pb2_grpc)
+from tensorflow_serving.config import model_server_config_pb2
+
+from tensord_process import MLP_BASE, Server
+
+AVAILABLE = 30
+END = 50
+
+
+def _copy_mlp(root, name, versions=(1,)):
+    base = os.path.join(str(root), name)
+    for v in versions:
+        shutil.copytree(os.path.join(MLP_BASE, "1"), os.path.join(base, str(v)))
+    return base
+
+
+def _config_text(models):
+    body = "".join("  config { name: '%s' base_path: '%s' model_platform: 'tensorflow' }\n"
+                   % (name, base) for name, base in models)
+    return "model_config_list {\n" + body + "}\n"
+
+
+def _config_proto(models):
+    config = model_server_config_pb2.ModelServerConfig()
+    for name, base in models:
+        c = config.model_config_list.config.add()
+        c.name, c.base_path, c.model_platform = name, base, "tensorflow"
+    return config
+
+
+def _predict_request(name, rows=1):
+    req = predict_pb2.PredictRequest()
+    req.model_spec.name = name
+    req.inputs["features"].CopyFrom(
+        tf.make_tensor_proto(np.linspace(0, 1, 16 * rows, dtype=np.float32).reshape(rows, 16)))
+    return req
+
+
+def _states(server, name):
+    req = get_model_status_pb2.GetModelStatusRequest()
+    req.model_spec.name = name
+    reply = server.models.GetModelStatus(req, timeout=30)
+    return {s.version: s.state for s in reply.model_version_status}
+
+
+def _wait_for(predicate, seconds=30):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.1)
+    return False
+
+
+@pytest.fixture
+def servers(tmp_path):
+    started = []
+
+    def start(flags, **kw):
+        s = Server(flags, tmp_path, **kw)
+        started.append(s)
+        return s
+    yield start
+    for s in started:
+        assert s.stop() == 0, s.log()
+
+
+def test_reload_config_adds_removes_and_rejects(servers, tmp_path):
+    a = _copy_mlp(tmp_path, "a")
+    b = _copy_mlp(tmp_path, "b")
+    config = os.path.join(str(tmp_path), "models.config")
+    with open(config, "w") as f:
+        f.write(_config_text([("a", a)]))
+    server = servers(["--model_config_file=" + config])
+    assert server.predict.Predict(_predict_request("a"), timeout=30).model_spec.version.value == 1
+
+    # Swap a for b: returns once b is loaded and a unloaded.
+    req = model_management_pb2.ReloadConfigRequest()
+    req.config.CopyFrom(_config_proto([("b", b)]))
+    reply = server.models.HandleReloadConfigRequest(req, timeout=60)
+    assert reply.status.error_code == 0, reply
+    assert _states(server, "b") == {1: AVAILABLE}
+    assert _states(server, "a") == {1: END}
+    with pytest.raises(grpc.RpcError) as e:
+        server.predict.Predict(_predict_request("a"), timeout=30)
+    assert e.value.code() == grpc.StatusCode.NOT_FOUND
+    server.predict.Predict(_predict_request("b"), timeout=30)
+
+    # Invalid configs change nothing and say why.
+    bad = model_management_pb2.ReloadConfigRequest()
+    bad.config.CopyFrom(_config_proto([("c", "relative/path")]))
+    with pytest.raises(grpc.RpcError) as e:
+        server.models.HandleReloadConfigRequest(bad, timeout=60)
+    assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "absolute path" in e.value.details()
+    missing = model_management_pb2.ReloadConfigRequest()
+    missing.config.CopyFrom(_config_proto([("c", os.path.join(str(tmp_path), "nothing"))]))
+    with pytest.raises(grpc.RpcError) as e:
+        server.models.HandleReloadConfigRequest(missing, timeout=60)
+    assert e.value.code() == grpc.StatusCode.NOT_FOUND
+    assert "model c" in e.value.details()
+    custom = model_management_pb2.ReloadConfigRequest()
+    custom.config.custom_model_config.Pack(model_server_config_pb2.ModelServerConfig())
+    with pytest.raises(grpc.RpcError) as e:
+        server.models.HandleReloadConfigRequest(custom, timeout=60)
+    assert "Only ModelConfigList is currently supported" in e.value.details()
+    server.predict.Predict(_predict_request("b"), timeout=30)
+
+
+def test_config_file_polling_applies_changes_and_ignores_broken_files(servers, tmp_path):
+    a = _copy_mlp(tmp_path, "a")
+    b = _copy_mlp(tmp_path, "b")
+    config = os.path.join(str(tmp_path), "models.config")
+    with open(config, "w") as f:
+        f.write(_config_text([("a", a)]))
+    server = servers(["--model_config_file=" + config,
+                      "--model_config_file_poll_wait_seconds=1"])
+    with open(config, "w") as f:
+        f.write(_config_text([("a", a), ("b", b)]))
+    assert _wait_for(lambda: _has(server, "b") and _states(server, "b").get(1) == AVAILABLE)
+    with open(config, "w") as f:
+        f.write("model_config_list { config { name: ")
+    time.sleep(2.5)
+    assert "model config file not applied" in server.log()
+    server.predict.Predict(_predict_request("a"), timeout=30)
+    server.predict.Predict(_predict_request("b"), timeout=30)
+
+
+def _has(server, name):
+    try:
+        _states(server, name)
+        return True
+    except grpc.RpcError:
+        return False
+
+
+def _write_warmup(version_dir, records):
+    extra = os.path.join(version_dir, "assets.extra")
+    os.makedirs(extra, exist_ok=True)
+    with tf.io.TFRecordWriter(os.path.join(extra, "tf_serving_warmup_requests")) as writer:
+        for rows in records:
+            log = prediction_log_pb2.PredictionLog(
+                predict_log=prediction_log_pb2.PredictLog(request=_predict_request("mlp", rows)))
+            writer.write(log.SerializeToString())
+
+
+def test_warmup_replays_records_and_bad_warmup_fails_the_load(servers, tmp_path):
+    good = _copy_mlp(tmp_path, "good")
+    _write_warmup(os.path.join(good, "1"), [1, 2, 3])
+    corrupt = _copy_mlp(tmp_path, "corrupt")
+    _write_warmup(os.path.join(corrupt, "1"), [1])
+    path = os.path.join(corrupt, "1", "assets.extra", "tf_serving_warmup_requests")
+    data = bytearray(open(path, "rb").read())
+    data[20] ^= 0xFF
+    open(path, "wb").write(bytes(data))
+    config = os.path.join(str(tmp_path), "models.config")
+    with open(config, "w") as f:
+        f.write(_config_text([("good", good), ("corrupt", corrupt)]))
+
+    server = servers(["--model_config_file=" + config], rest=True)
+    assert _states(server, "good") == {1: AVAILABLE}
+    req = get_model_status_pb2.GetModelStatusRequest()
+    req.model_spec.name = "corrupt"
+    status = server.models.GetModelStatus(req, timeout=30).model_version_status[0]
+    assert status.state == END
+    assert status.status.error_code == grpc.StatusCode.DATA_LOSS.value[0]
+    assert "warmup data is in TFRecord format" in status.status.error_message
+    _, metrics = server.http_get("/monitoring/prometheus/metrics")
+    line = ':tensorflow:serving:model_warmup_records_read{model_path="%s/1",status="OK"} 3' % good
+    assert line in metrics, metrics
+
+    # Without warmup the same directory loads.
+    plain = servers(["--model_config_file=" + config, "--enable_model_warmup=false"])
+    assert _states(plain, "corrupt") == {1: AVAILABLE}
+
+
+def test_no_request_is_lost_during_a_version_swap(servers, tmp_path):
+    base = _copy_mlp(tmp_path, "mlp")
+    server = servers(["--model_name=mlp", "--model_base_path=" + base,
+                      "--file_system_poll_wait_seconds=1"])
+    stop = threading.Event()
+    errors, versions = [], []
+
+    def client():
+        channel = grpc.insecure_channel("127.0.0.1:%d" % server.port)
+        stub = prediction_service_pb2_grpc.PredictionServiceStub(channel)
+        while not stop.is_set():
+            try:
+                reply = stub.Predict(_predict_request("mlp", 4), timeout=30)
+                versions.append(reply.model_spec.version.value)
+            except grpc.RpcError as e:
+                errors.append(e.code())
+        channel.close()
+
+    threads = [threading.Thread(target=client) for _ in range(4)]
+    for t in threads:
+        t.start()
+    time.sleep(0.5)
+    shutil.copytree(os.path.join(MLP_BASE, "1"), os.path.join(base, "2"))
+    swapped = _wait_for(lambda: _states(server, "mlp") == {2: AVAILABLE, 1: END})
+    time.sleep(0.5)
+    stop.set()
+    for t in threads:
+        t.join()
+    assert swapped, _states(server, "mlp")
+    assert errors == []
+    assert 1 in versions and 2 in versions
+    assert versions[-1] == 2

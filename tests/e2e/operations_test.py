@@ -1,0 +1,231 @@
+"""Operations of the real tensord binary: deadlines and cancellation, SIGTERM drain, health
+Watch, server reflection and command-line validation.
+
+A deliberately slow model (40 chained 512x512 MatMuls; the batch size sets the run time) is
+exported with TensorFlow at test time.
+
+    python3 -m pytest -q tests/e2e/operations_test.py
+"""
+import json
+import re
+import signal
+import subprocess
+import threading
+import time
+
+import grpc
+import numpy as np
+import pytest
+import tensorflow as tf
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+from tensorflow_serving.apis import predict_pb2
+
+from tensord_process import BINARY, MLP_BASE, Server, free_port
+
+
+@pytest.fixture(scope="module")
+def slow_model(tmp_path_factory):
+    base = tmp_path_factory.mktemp("slow")
+
+    class Slow(tf.Module):
+        @tf.function(input_signature=[tf.TensorSpec([None, 512], tf.float32)])
+        def __call__(self, x):
+            w = tf.fill([512, 512], 0.002)
+            for _ in range(40):
+                x = tf.tanh(tf.matmul(x, w))
+            return {"y": tf.reduce_sum(x, axis=1)}
+
+    module = Slow()
+    tf.saved_model.save(module, str(base / "1"), signatures={"serving_default": module.__call__})
+    return str(base)
+
+
+def _request(rows):
+    req = predict_pb2.PredictRequest()
+    req.model_spec.name = "slow"
+    req.inputs["x"].CopyFrom(tf.make_tensor_proto(np.full((rows, 512), 0.5, np.float32)))
+    return req
+
+
+def _timed(server, rows):
+    start = time.time()
+    server.predict.Predict(_request(rows), timeout=120)
+    return time.time() - start
+
+
+@pytest.fixture
+def slow_server(slow_model, tmp_path):
+    servers = []
+
+    def start(extra=()):
+        s = Server(["--model_name=slow", "--model_base_path=" + slow_model] + list(extra),
+                   tmp_path, rest=True)
+        servers.append(s)
+        return s
+    yield start
+    for s in servers:
+        if s.proc.poll() is None:
+            s.stop()
+
+
+def _rows_for(server, seconds):
+    """Batch rows that keep the server busy for about `seconds` (measured, not assumed)."""
+    rows = 1024
+    took = _timed(server, rows)
+    return max(rows, int(rows * seconds / max(took, 1e-3)))
+
+
+def _metric(text, name, **labels):
+    total = 0.0
+    for line in text.splitlines():
+        if not line.startswith(name + "{"):
+            continue
+        if all('%s="%s"' % kv in line for kv in labels.items()):
+            total += float(line.rsplit(" ", 1)[1])
+    return total
+
+
+def test_deadline_stops_the_run_and_the_server_keeps_serving(slow_server):
+    server = slow_server()
+    rows = _rows_for(server, 3.0)
+    with pytest.raises(grpc.RpcError) as e:
+        server.predict.Predict(_request(rows), timeout=0.5)
+    assert e.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+    # The server stopped the graph soon after the deadline instead of finishing the ~3 s run.
+    time.sleep(0.5)
+    _, metrics = server.http_get("/monitoring/prometheus/metrics")
+    stopped = (_metric(metrics, "tensord_requests_total", code="DEADLINE_EXCEEDED") +
+               _metric(metrics, "tensord_requests_total", code="CANCELLED"))
+    assert stopped == 1, metrics
+    runtime_sum = _metric(metrics, "tensord_runtime_duration_seconds_sum", method="Predict")
+    # Calibration run (~1 s at 1024 rows... whatever it took) + the stopped run, well under 3 s.
+    assert runtime_sum < 2.5, runtime_sum
+    assert _timed(server, 1) < 5
+
+
+def test_sigterm_drains_in_flight_requests_and_exits_zero(slow_server):
+    server = slow_server()
+    rows = _rows_for(server, 2.0)
+    health = health_pb2_grpc.HealthStub(server.channel)
+    seen = []
+    watch = health.Watch(health_pb2.HealthCheckRequest(service=""), timeout=60)
+
+    def watch_all():
+        try:
+            for reply in watch:
+                seen.append(reply.status)
+        except grpc.RpcError:
+            pass
+    watcher = threading.Thread(target=watch_all)
+    watcher.start()
+
+    result = {}
+
+    def slow_call():
+        try:
+            result["response"] = server.predict.Predict(_request(rows), timeout=60)
+        except grpc.RpcError as e:
+            result["error"] = e
+    caller = threading.Thread(target=slow_call)
+    caller.start()
+    time.sleep(0.5)
+    server.proc.send_signal(signal.SIGTERM)
+    caller.join(timeout=60)
+    assert "response" in result, result.get("error")
+    assert tf.make_ndarray(result["response"].outputs["y"]).shape == (rows,)
+    assert server.proc.wait(timeout=30) == 0
+    watcher.join(timeout=10)
+    assert seen[:2] == [health_pb2.HealthCheckResponse.SERVING,
+                        health_pb2.HealthCheckResponse.NOT_SERVING], seen
+    log = server.log()
+    assert "draining" in log and "stopped" in log, log
+    # Once stopped, nothing answers.
+    with pytest.raises(grpc.RpcError):
+        server.predict.Predict(_request(1), timeout=2)
+
+
+def test_drain_timeout_bounds_shutdown(slow_server):
+    server = slow_server(["--drain_timeout_seconds=1"])
+    rows = _rows_for(server, 6.0)
+    result = {}
+
+    def slow_call():
+        try:
+            result["response"] = server.predict.Predict(_request(rows), timeout=60)
+        except grpc.RpcError as e:
+            result["error"] = e.code()
+    caller = threading.Thread(target=slow_call)
+    caller.start()
+    time.sleep(0.5)
+    start = time.time()
+    server.proc.send_signal(signal.SIGTERM)
+    assert server.proc.wait(timeout=30) == 0
+    assert time.time() - start < 4.5
+    caller.join(timeout=30)
+    assert "error" in result, "the 6 s request should have been cut off"
+
+
+def test_grpc_health_per_model_and_reflection(slow_server):
+    server = slow_server()
+    health = health_pb2_grpc.HealthStub(server.channel)
+    assert health.Check(health_pb2.HealthCheckRequest(service="slow"), timeout=10).status == \
+        health_pb2.HealthCheckResponse.SERVING
+    reflection = reflection_pb2_grpc.ServerReflectionStub(server.channel)
+    replies = reflection.ServerReflectionInfo(
+        iter([reflection_pb2.ServerReflectionRequest(list_services="")]), timeout=10)
+    names = {s.name for reply in replies for s in reply.list_services_response.service}
+    assert {"tensorflow.serving.PredictionService", "tensorflow.serving.ModelService",
+            "grpc.health.v1.Health", "tensord.v1.ModelRepository"} <= names, names
+    code, body = server.http_get("/v2/health/ready")
+    assert (code, json.loads(body)) == (200, {"ready": True})
+
+
+def _start_expecting_failure(flags):
+    proc = subprocess.run([BINARY, "--port=%d" % free_port()] + flags, capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode != 0
+    return proc.stderr
+
+
+@pytest.mark.parametrize("flags,message", [
+    (["--model_base_path=" + MLP_BASE, "--rest_api_port=70000"], "--rest_api_port must be in"),
+    (["--model_base_path=" + MLP_BASE, "--grpc_channel_arguments=novalue"],
+     "expected key=value"),
+    (["--model_base_path=" + MLP_BASE, "--batching_parameters_file=/x"],
+     "batching_parameters_file is set without setting server_options.enable_batching"),
+    (["--model_base_path=" + MLP_BASE, "--tensorflow_session_parallelism=1",
+      "--tensorflow_intra_op_parallelism=1", "--tensorflow_inter_op_parallelism=1"],
+     "not both"),
+    (["--model_base_path=" + MLP_BASE, "--log_format=xml"], "--log_format"),
+    (["--model_base_path=" + MLP_BASE, "--max_num_load_retries=-1"], "must not be negative"),
+    (["--model_base_path=" + MLP_BASE, "--port=abc"], "port"),
+    ([], "Both server_options.model_base_path and server_options.model_config_file are empty"),
+])
+def test_bad_flags_fail_at_start_with_a_clear_message(flags, message):
+    assert message in _start_expecting_failure(flags)
+
+
+def test_help_and_version():
+    help_text = subprocess.run([BINARY, "--help"], capture_output=True, text=True,
+                               timeout=60).stdout
+    for flag in ["--model_config_file_poll_wait_seconds", "--max_num_load_retries",
+                 "--grpc_channel_arguments", "--monitoring_config_file", "--drain_timeout_seconds"]:
+        assert flag in help_text, flag
+    assert "[tensord]" in help_text
+    version = subprocess.run([BINARY, "--version"], capture_output=True, text=True, timeout=60)
+    assert version.returncode == 0
+    assert re.search(r"TensorFlow ModelServer: tensord \d+\.\d+\.\d+", version.stdout)
+
+
+def test_json_logs_and_channel_arguments(tmp_path):
+    server = Server(["--model_name=mlp", "--model_base_path=" + MLP_BASE, "--log_format=json",
+                     "--grpc_channel_arguments=grpc.max_connection_age_ms=600000,"
+                     "grpc.some_string_arg=x", "--grpc_max_threads=8"], tmp_path)
+    assert server.stop() == 0
+    events = [json.loads(line) for line in server.log().splitlines() if line.startswith("{")]
+    messages = [e["msg"] for e in events]
+    assert "model version available" in messages, messages
+    available = events[messages.index("model version available")]
+    assert available["model"] == "mlp" and available["version"] == "1"
+    assert any(m.startswith("Running gRPC ModelServer at 0.0.0.0:") for m in messages)
