@@ -111,6 +111,8 @@ serve: deps
 	@echo "  curl -d '{\"instances\": [[0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 1.4, 1.5]]}' localhost:$(SERVE_REST_PORT)/v1/models/mlp:predict"
 	@echo "  $(TENSORCTL) predict --server localhost:$(SERVE_PORT) --model mlp --input '$(DEMO_INPUT)'"
 	@echo "  python3 clients/python/predict.py --server localhost:$(SERVE_PORT) --model mlp --input '$(DEMO_INPUT)'"
-	@echo "Stop it with Ctrl-C."
+	@echo "  $(TENSORCTL) list --server localhost:$(SERVE_PORT)"
+	@echo "  curl localhost:$(SERVE_REST_PORT)/v2/health/ready; curl localhost:$(SERVE_REST_PORT)/monitoring/prometheus/metrics"
+	@echo "Stop it with Ctrl-C (it drains in-flight calls, then exits)."
 	@echo
 	bazel-bin/server/tensord --port=$(SERVE_PORT) --rest_api_port=$(SERVE_REST_PORT) --model_name=mlp --model_base_path=$(abspath $(dir $(DEMO_MODEL)))

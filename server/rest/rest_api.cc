@@ -233,18 +233,10 @@ RestResponse RestApi::Dispatch(const std::string& method, const std::string& pat
       result = Predict(manager, p, body, &context);
     } else if (verb == "classify") {
       result = ExampleMethod<serving::ClassificationRequest, serving::ClassificationResponse>(
-          manager, p, body, &context, &examples,
-          [](const ModelManager& mm, const serving::ClassificationRequest& rq,
-             serving::ClassificationResponse* rs,
-             RequestContext* rc) { return HandleClassify(mm, rq, rs, rc); },
-          ClassificationResultToJson);
+          manager, p, body, &context, &examples, &HandleClassify, ClassificationResultToJson);
     } else {
       result = ExampleMethod<serving::RegressionRequest, serving::RegressionResponse>(
-          manager, p, body, &context, &examples,
-          [](const ModelManager& mm, const serving::RegressionRequest& rq,
-             serving::RegressionResponse* rs,
-             RequestContext* rc) { return HandleRegress(mm, rq, rs, rc); },
-          RegressionResultToJson);
+          manager, p, body, &context, &examples, &HandleRegress, RegressionResultToJson);
     }
     RestResponse response = result.ok() ? JsonResponse(*result) : ErrorResponse(result.status());
     request_metrics.Finish(result.status(), context, body.size(), response.body.size(),

@@ -388,42 +388,35 @@ absl::Status CheckMultiInferenceTasks(const serving::MultiInferenceRequest& requ
   return absl::OkStatus();
 }
 
-}  // namespace
-
-absl::Status ClassifyOn(const ServableHandle& handle, const serving::ClassificationRequest& request,
-                        serving::ClassificationResponse* response, RequestContext* context) {
+// Classify or Regress on `handle`: `run` turns the serialized examples into the result.
+template <typename Request, typename Response, typename Result>
+absl::Status ExamplesOn(const ServableHandle& handle, const Request& request, Response* response,
+                        RequestContext* context,
+                        absl::Status (*run)(const ServableHandle&, const std::string&,
+                                            const Tensor&, Result*, RequestContext&)) {
   RequestContext scratch;
   RequestContext& ctx = ContextOrScratch(context, &scratch);
   const std::string signature_name = SignatureName(request.model_spec());
   RecordResolved(handle, signature_name, ctx);
-  absl::StatusOr<Tensor> examples = SerializeInput(request.input());
-  if (!examples.ok()) return examples.status();
-  serving::ClassificationResult result;
-  if (absl::Status s = RunClassify(handle, signature_name, *examples, &result, ctx); !s.ok()) {
-    return s;
-  }
+  TENSORD_ASSIGN_OR_RETURN(Tensor examples, SerializeInput(request.input()));
+  Result result;
+  TENSORD_RETURN_IF_ERROR(run(handle, signature_name, examples, &result, ctx));
   response->Clear();
   *response->mutable_result() = std::move(result);
   FillModelSpec(handle, signature_name, response->mutable_model_spec());
   return absl::OkStatus();
 }
 
+}  // namespace
+
+absl::Status ClassifyOn(const ServableHandle& handle, const serving::ClassificationRequest& request,
+                        serving::ClassificationResponse* response, RequestContext* context) {
+  return ExamplesOn(handle, request, response, context, &RunClassify);
+}
+
 absl::Status RegressOn(const ServableHandle& handle, const serving::RegressionRequest& request,
                        serving::RegressionResponse* response, RequestContext* context) {
-  RequestContext scratch;
-  RequestContext& ctx = ContextOrScratch(context, &scratch);
-  const std::string signature_name = SignatureName(request.model_spec());
-  RecordResolved(handle, signature_name, ctx);
-  absl::StatusOr<Tensor> examples = SerializeInput(request.input());
-  if (!examples.ok()) return examples.status();
-  serving::RegressionResult result;
-  if (absl::Status s = RunRegress(handle, signature_name, *examples, &result, ctx); !s.ok()) {
-    return s;
-  }
-  response->Clear();
-  *response->mutable_result() = std::move(result);
-  FillModelSpec(handle, signature_name, response->mutable_model_spec());
-  return absl::OkStatus();
+  return ExamplesOn(handle, request, response, context, &RunRegress);
 }
 
 absl::Status MultiInferenceOn(const ServableHandle& handle,
