@@ -199,6 +199,10 @@ TEST(ModelManagerTest, PollLoadsNewVersionThenUnloadsOld) {
   EXPECT_FALSE(manager.GetServable("mlp", 1).ok());
   EXPECT_NE(old_handle->bundle, nullptr);  // the in-flight handle keeps version 1 alive
   EXPECT_EQ(manager.GetServable("mlp", std::nullopt)->version, 3);
+  // ... and the last handle to go frees it.
+  std::weak_ptr<const SavedModelBundle> old_bundle = old_handle->bundle;
+  old_handle = absl::NotFoundError("released");
+  EXPECT_TRUE(old_bundle.expired());
 
   manager.StartPolling(1);
   manager.StopPolling();  // stops promptly

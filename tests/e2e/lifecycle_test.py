@@ -125,6 +125,32 @@ def test_reload_config_adds_removes_and_rejects(servers, tmp_path):
     server.predict.Predict(_predict_request("b"), timeout=30)
 
 
+def test_broken_model_next_to_good_ones(servers, tmp_path):
+    good = _copy_mlp(tmp_path, "good")
+    broken = os.path.join(str(tmp_path), "broken")
+    os.makedirs(os.path.join(broken, "1"))  # a version directory without saved_model.pb
+    config = os.path.join(str(tmp_path), "models.config")
+    with open(config, "w") as f:
+        f.write(_config_text([("good", good), ("broken", broken)]))
+    server = servers(["--model_config_file=" + config], rest=True)
+    server.predict.Predict(_predict_request("good"), timeout=30)
+    req = get_model_status_pb2.GetModelStatusRequest()
+    req.model_spec.name = "broken"
+    status = server.models.GetModelStatus(req, timeout=30).model_version_status[0]
+    assert status.state == END
+    assert status.status.error_code == grpc.StatusCode.NOT_FOUND.value[0]
+    assert "Could not find SavedModel .pb" in status.status.error_message
+    assert broken in status.status.error_message
+    with pytest.raises(grpc.RpcError) as e:
+        server.predict.Predict(_predict_request("broken"), timeout=30)
+    assert e.value.code() == grpc.StatusCode.NOT_FOUND
+    # Readiness: the server as a whole is not ready, the good model is.
+    assert server.http_get("/v2/health/ready")[0] == 503
+    assert server.http_get("/v2/models/good/ready")[0] == 200
+    assert server.http_get("/v2/models/broken/ready")[0] == 503
+    assert "model version failed to load" in server.log()
+
+
 def test_config_file_polling_applies_changes_and_ignores_broken_files(servers, tmp_path):
     a = _copy_mlp(tmp_path, "a")
     b = _copy_mlp(tmp_path, "b")
