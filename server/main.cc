@@ -24,6 +24,7 @@
 #include "google/protobuf/text_format.h"
 #include "protos/serving/monitoring_config.pb.h"
 #include "runtime/util/status_macros.h"
+#include "server/batching/batching_options.h"
 #include "server/logging/log.h"
 #include "server/model/model_config_proto.h"
 #include "server/server.h"
@@ -51,9 +52,14 @@ ABSL_FLAG(std::string, monitoring_config_file, "",
           "metrics at /monitoring/prometheus/metrics on the REST port without it; "
           "enable: false turns them off.");
 ABSL_FLAG(bool, enable_batching, false,
-          "Request batching (not implemented yet: requests run unbatched, with a warning).");
+          "Merge concurrent Predict requests of a model into batches (models whose signatures "
+          "write variables are never batched).");
 ABSL_FLAG(std::string, batching_parameters_file, "",
-          "Text-format BatchingParameters; needs --enable_batching.");
+          "Text-format BatchingParameters (max_batch_size, batch_timeout_micros, ...); needs "
+          "--enable_batching. Without it TF Serving's defaults apply.");
+ABSL_FLAG(bool, enable_per_model_batching_parameters, false,
+          "Batch only versions with a batching_params.pbtxt in their directory, with its "
+          "settings; --batching_parameters_file then only sizes the shared thread pool.");
 ABSL_FLAG(int, tensorflow_session_parallelism, 0,
           "Sets both intra- and inter-op threads unless those are given; 0 = automatic.");
 ABSL_FLAG(int, tensorflow_intra_op_parallelism, 0,
@@ -70,7 +76,9 @@ ABSL_FLAG(int, num_unload_threads, 0, "Versions unloading at once; 0 = one at a 
 ABSL_FLAG(int, max_num_load_retries, 5, "Retries after a failed version load.");
 ABSL_FLAG(int64_t, load_retry_interval_micros, 60 * 1000 * 1000,
           "Wait between load retries, in microseconds.");
-ABSL_FLAG(int, grpc_max_threads, 0, "Cap on gRPC server threads; 0 = 4 x CPUs.");
+ABSL_FLAG(int, grpc_max_threads, 0,
+          "Cap on gRPC server threads (one per call in progress, queued batch calls included); "
+          "0 = max(64, 4 x CPUs).");
 ABSL_FLAG(std::string, grpc_channel_arguments, "",
           "Comma-separated gRPC server channel arguments key=value (integers passed as ints), "
           "e.g. grpc.max_connection_age_ms=60000.");
@@ -91,6 +99,9 @@ ABSL_FLAG(int, drain_timeout_seconds, 25,
           "[tensord] On SIGTERM/SIGINT: readiness goes false, new calls are refused and "
           "in-flight ones get this long to finish.");
 ABSL_FLAG(std::string, log_format, "text", "[tensord] Log lines as 'text' or 'json'.");
+ABSL_FLAG(double, batching_pad_value, 0,
+          "[tensord] Value of the elements pad_variable_length_inputs adds (\"\" for strings); "
+          "TF Serving repeats each tensor's first element instead.");
 
 namespace {
 
@@ -203,11 +214,21 @@ absl::StatusOr<tensord::ServerOptions> OptionsFromFlags() {
   TENSORD_RETURN_IF_ERROR(
       CheckNonNegative("file_system_poll_wait_seconds", options.file_system_poll_seconds));
 
-  if (!absl::GetFlag(FLAGS_batching_parameters_file).empty() &&
-      !absl::GetFlag(FLAGS_enable_batching)) {
+  const std::string batching_file = absl::GetFlag(FLAGS_batching_parameters_file);
+  if (!batching_file.empty() && !absl::GetFlag(FLAGS_enable_batching)) {
     return Invalid(
         "server_options.batching_parameters_file is set without setting "
         "server_options.enable_batching to true.");
+  }
+  if (absl::GetFlag(FLAGS_enable_batching)) {
+    if (batching_file.empty()) {
+      options.batching = tensord::BatchingOptions();
+    } else {
+      TENSORD_ASSIGN_OR_RETURN(options.batching,
+                               tensord::ReadBatchingParametersFile(batching_file));
+    }
+    options.batching->pad_value = absl::GetFlag(FLAGS_batching_pad_value);
+    options.per_model_batching = absl::GetFlag(FLAGS_enable_per_model_batching_parameters);
   }
 
   tensord::ModelManagerOptions& manager = options.manager;
@@ -279,12 +300,6 @@ int Run(int argc, char** argv) {
     std::cerr << "tensord: " << options.status().message() << "\n";
     return 2;
   }
-  if (absl::GetFlag(FLAGS_enable_batching)) {
-    LogEvent(LogLevel::kWarning,
-             "--enable_batching: request batching is not implemented yet; requests run "
-             "unbatched");
-  }
-
   // Block the shutdown signals before any thread starts, so that only sigwait sees them.
   sigset_t signals;
   sigemptyset(&signals);

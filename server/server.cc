@@ -4,8 +4,10 @@
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/resource_quota.h>
 
+#include <algorithm>
 #include <chrono>
 #include <climits>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -14,6 +16,9 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "runtime/framework/device.h"
+#include "runtime/util/status_macros.h"
+#include "server/batching/batch_scheduler.h"
+#include "server/batching/batching_runner.h"
 #include "server/health/health_service.h"
 #include "server/logging/log.h"
 #include "server/metrics/serving_metrics.h"
@@ -25,6 +30,9 @@
 
 namespace tensord {
 namespace {
+
+// TF Serving's per-model batching file, in the version directory.
+constexpr char kBatchingParamsFile[] = "batching_params.pbtxt";
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path);
@@ -51,6 +59,23 @@ Server::Server(ServerOptions options) : options_(std::move(options)) {
     warmup.metrics = &ServingMetrics::Global();
     manager_options.on_loaded = [warmup](const ServableHandle& handle) {
       return ReplayWarmupRequests(handle, warmup);
+    };
+  }
+  if (options_.batching.has_value()) {
+    batch_scheduler_ = std::make_unique<BatchScheduler>(options_.batching->num_batch_threads);
+    manager_options.make_runner = [this](const ServableHandle& handle)
+        -> absl::StatusOr<std::shared_ptr<const SignatureRunner>> {
+      BatchingOptions batching = *options_.batching;
+      if (options_.per_model_batching) {
+        const std::string file =
+            (std::filesystem::path(handle.bundle->export_dir()) / kBatchingParamsFile).string();
+        std::error_code ec;
+        if (!std::filesystem::exists(file, ec)) return nullptr;
+        TENSORD_ASSIGN_OR_RETURN(batching, ReadBatchingParametersFile(file));
+        batching.pad_value = options_.batching->pad_value;
+      }
+      return MakeBatchingRunner(handle, batch_scheduler_.get(), batching,
+                                &ServingMetrics::Global());
     };
   }
   manager_ = std::make_unique<ModelManager>(std::move(manager_options));
@@ -88,8 +113,10 @@ absl::Status Server::Start() {
     builder.AddListeningPort("unix:" + options_.grpc_socket_path,
                              grpc::InsecureServerCredentials());
   }
-  const int max_threads =
-      options_.grpc_max_threads > 0 ? options_.grpc_max_threads : 4 * AvailableCpus();
+  // Every waiting call holds a thread (the server is synchronous, and batched calls wait in
+  // their queue), so the default leaves room for many concurrent clients even on small CPUs.
+  const int max_threads = options_.grpc_max_threads > 0 ? options_.grpc_max_threads
+                                                        : std::max(64, 4 * AvailableCpus());
   grpc::ResourceQuota quota("tensord");
   quota.SetMaxThreads(max_threads);
   builder.SetResourceQuota(quota);

@@ -16,6 +16,7 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -23,6 +24,7 @@
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
+#include "server/batching/batching_options.h"
 #include "server/model/model_manager.h"
 
 namespace grpc {
@@ -31,6 +33,7 @@ class Server;
 
 namespace tensord {
 
+class BatchScheduler;
 class HealthServiceImpl;
 class ModelRepositoryServiceImpl;
 class ModelServiceImpl;
@@ -42,7 +45,8 @@ struct ServerOptions {
   // gRPC on 0.0.0.0:grpc_port (0 = no TCP listener) and/or unix:grpc_socket_path.
   int grpc_port = 8500;
   std::string grpc_socket_path;
-  // Synchronous-server thread cap (grpc ResourceQuota); 0 = 4 × available CPUs.
+  // Synchronous-server thread cap (grpc ResourceQuota); beyond it calls get RESOURCE_EXHAUSTED.
+  // 0 = max(64, 4 × available CPUs).
   int grpc_max_threads = 0;
   // Extra channel arguments (--grpc_channel_arguments); a value that parses as an integer is
   // passed as one. Message size limits default to 2 GiB - 1 unless set here.
@@ -61,7 +65,13 @@ struct ServerOptions {
   int model_config_file_poll_seconds = 0;
   int file_system_poll_seconds = 1;       // version-directory rescans; 0 = only at startup
 
-  ModelManagerOptions manager;            // its on_loaded and metrics are set by the server
+  ModelManagerOptions manager;  // its on_loaded, make_runner and metrics are set by the server
+  // Request batching for Predict (--enable_batching): every model with these settings, unless
+  // per_model_batching, where only versions with a batching_params.pbtxt are batched (with
+  // theirs) and these settings only size the shared thread pool. Models whose signatures write
+  // variables are never batched.
+  std::optional<BatchingOptions> batching;
+  bool per_model_batching = false;
   bool enable_model_warmup = true;
   int warmup_iterations = 1;
 
@@ -92,6 +102,7 @@ class Server {
   void PollConfigFile();
 
   ServerOptions options_;
+  std::unique_ptr<BatchScheduler> batch_scheduler_;  // declared before the manager: outlives it
   std::unique_ptr<ModelManager> manager_;
   std::unique_ptr<ServerHealth> health_;
   std::unique_ptr<PredictionServiceImpl> prediction_service_;

@@ -176,23 +176,9 @@ void AppendDouble(double d, std::string* out) {
   }
 }
 
-}  // namespace
-
+// The form the REST server writes floats in, too.
 void AppendFloatJson(float f, std::string* out) {
-  if (std::isnan(f)) {
-    out->append("NaN");
-    return;
-  }
-  if (std::isinf(f)) {
-    out->append(f > 0 ? "Infinity" : "-Infinity");
-    return;
-  }
-  char buf[32];
-  char* end = std::to_chars(buf, buf + sizeof(buf), f).ptr;
-  out->append(buf, end);
-  if (std::string_view(buf, end - buf).find_first_of(".e") == std::string_view::npos) {
-    out->append(".0");
-  }
+  out->append(json::Value::Float(f).number_text());
 }
 
 void AppendStringJson(const std::string& s, std::string* out) {
@@ -204,6 +190,8 @@ void AppendStringJson(const std::string& s, std::string* out) {
     out->append("\"}");
   }
 }
+
+}  // namespace
 
 absl::StatusOr<Tensor> TensorFromJson(const json::Value& value, DataType dtype) {
   // The shape comes from the first element at every depth; Flatten checks the rest.

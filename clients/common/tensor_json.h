@@ -30,11 +30,6 @@ absl::StatusOr<Tensor> TensorFromJson(const json::Value& value, DataType dtype);
 // Appends `tensor` as nested JSON lists (a scalar for rank 0) to `out`.
 absl::Status AppendTensorJson(const Tensor& tensor, std::string* out);
 
-// Appends one float / one string exactly as AppendTensorJson writes tensor elements, for JSON
-// that is not a tensor (classification scores and labels, say).
-void AppendFloatJson(float value, std::string* out);
-void AppendStringJson(const std::string& value, std::string* out);
-
 }  // namespace tensord
 
 #endif  // TENSORD_CLIENTS_COMMON_TENSOR_JSON_H_

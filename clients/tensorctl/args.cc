@@ -44,6 +44,24 @@ Commands:
   reload --server HOST:PORT --config FILE
       Send the text-format ModelServerConfig in FILE to ModelService.HandleReloadConfigRequest
       and print the returned status as JSON.
+  bench --server HOST:PORT --model NAME [--version N | --label L] [--signature_def KEY]
+        [--concurrency N | --concurrency_range N1,N2,... | --request_rate R1,R2,...]
+        [--input ALIAS=VALUE ...] [--shape ALIAS=D0,D1,...] [--batch B] [--output_filter A,B]
+        [--metrics_url URL] [--csv FILE] [--json FILE] (and the bench flags below)
+      Load-test PredictionService.Predict, like Triton's perf_analyzer. Closed loop
+      (--concurrency, default 1): N workers, each sending its next request when the previous
+      one returns. Open loop (--request_rate): R requests/s, evenly spaced or as Poisson
+      arrivals, sent by up to --max_threads workers. Inputs: --input values as for predict;
+      the others random data of the dtype and shape GetModelMetadata declares (floats in
+      [0, 1), integers in [0, 100), strings of 8 letters; an unknown dim is --batch at dim 0
+      and 1 elsewhere, or set with --shape). After --warmup_requests, windows of
+      --measurement_interval_ms run until 3 in a row are stable (throughput and p99 within
+      --stability_percentage) or --max_trials have run; the last 3 are reported. Prints per
+      level: throughput (infer/s; rows/s with --batch), latency p50/p90/p95/p99/avg in ms,
+      errors by gRPC code; with --metrics_url (tensord's
+      http://HOST:8501/monitoring/prometheus/metrics) also the server's time per request:
+      total, compute (graph run) and batch queue ("-" without batching). Progress goes to
+      stderr. Exits with 1 when every request of a level failed.
 
 Flags:
   --tag_set TAGS        comma-separated tags of the meta graph (run default: serve)
@@ -55,12 +73,40 @@ Flags:
   --model NAME          model name on the server
   --version N           model version (default: the server's latest)
   --label L             model version by its label (version_labels of the server's config)
-  --output_filter A,B   predict: only these outputs
+  --output_filter A,B   predict, bench: only these outputs
   --examples EXAMPLES   classify, regress: the tf.Examples (JSON or @FILE)
   --context EXAMPLE     classify, regress: features shared by all examples (JSON or @FILE)
   --config FILE         reload: text-format ModelServerConfig
   --timeout_ms MS       gRPC deadline per call (default: 30000)
   -h, --help            show this help
+
+Flags of bench:
+  --concurrency N                closed loop with N requests in flight (default: 1)
+  --concurrency_range N1,N2,...  one closed-loop level per value, e.g. 1,4,16,64
+  --request_rate R1,R2,...       open loop at R requests/s, one level per value
+  --request_distribution D       open-loop spacing: constant (default) or poisson
+  --max_threads N                open-loop workers (default: 16)
+  --shape ALIAS=D0,D1,...        shape of a random input (for its unknown dims)
+  --batch B                      unknown dim 0 of random inputs (default: 1); adds rows/s
+  --warmup_requests N            requests discarded before measuring (default: 10)
+  --measurement_interval_ms MS   window length (default: 5000)
+  --stability_percentage P       how far windows may differ and count as stable (default: 10)
+  --max_trials N                 most windows per level (default: 10, at least 3)
+  --metrics_url URL              the server's Prometheus metrics, for the server-side times
+  --csv FILE, --json FILE        also write the results: a CSV line or a JSON object (in one
+                                 array) per level, with the columns
+      concurrency, request_rate     the level (the other one is empty / null)
+      requests, errors              successful and failed requests in the reported windows
+      error_codes                   failures by gRPC code: "CODE=N;CODE=N" / {"CODE": N}
+      duration_s, windows, stable   the reported windows' length, windows run, stability
+      throughput_infer_per_s        requests / duration_s
+      throughput_rows_per_s         times --batch (only with --batch)
+      latency_avg_ms, latency_p50_ms, latency_p90_ms, latency_p95_ms, latency_p99_ms,
+      latency_max_ms                client-side latency of successful requests
+      delayed                       open loop: sends over 1 ms late (all workers busy)
+      server_requests, server_request_ms, server_compute_ms, server_queue_ms
+                                    with --metrics_url: requests the server counted and its
+                                    time per request (queue: null without batching)
 
 Exit status: 0 on success, 1 on errors (server errors print "tensorctl: <gRPC code>: <message>"),
 2 on usage errors.
@@ -90,7 +136,7 @@ absl::StatusOr<Args> ParseArgs(const std::vector<std::string>& argv) {
     return absl::InvalidArgumentError(
         absl::StrCat("unknown command '", command,
                      "' (expected inspect, run, predict, classify, regress, metadata, status, "
-                     "list or reload)"));
+                     "list, reload or bench)"));
   }
   const bool run = args.command == Args::Command::kRun;
 

@@ -1,5 +1,8 @@
 #include "clients/tensorctl/cli.h"
 
+#include <unistd.h>
+
+#include <iostream>
 #include <map>
 #include <set>
 
@@ -7,6 +10,8 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/util/json.h"
 #include "clients/tensorctl/args.h"
+#include "clients/tensorctl/bench.h"
+#include "clients/tensorctl/bench_args.h"
 #include "clients/tensorctl/inspect.h"
 #include "clients/tensorctl/remote.h"
 #include "clients/tensorctl/run_io.h"
@@ -79,6 +84,18 @@ int Run(const Args& args, std::ostream& out, std::ostream& err) {
 }  // namespace
 
 int RunCli(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
+  if (!argv.empty() && argv[0] == "bench") {
+    absl::StatusOr<BenchArgs> bench_args = ParseBenchArgs(argv);
+    if (!bench_args.ok()) {
+      err << "tensorctl: " << bench_args.status().message() << "\n"
+          << "Run 'tensorctl --help' for usage.\n";
+      return 2;
+    }
+    // Rewriting the progress line only makes sense on a terminal; `err` is the terminal only
+    // when it is the process's stderr.
+    const bool tty = &err == &std::cerr && isatty(STDERR_FILENO);
+    return RunBench(*bench_args, out, err, tty);
+  }
   if (!argv.empty() && IsServerCommand(argv[0])) {
     absl::StatusOr<ServerArgs> server_args = ParseServerArgs(argv);
     if (!server_args.ok()) {

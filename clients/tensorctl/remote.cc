@@ -15,8 +15,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "runtime/util/example_json.h"
 #include "runtime/util/json.h"
-#include "clients/common/classify_regress_json.h"
 #include "clients/common/tensor_json.h"
 #include "clients/tensorctl/model_list.h"
 #include "clients/tensorctl/run_io.h"
@@ -50,11 +50,38 @@ void SetDeadline(const ServerArgs& args, grpc::ClientContext* context) {
                         std::chrono::milliseconds(args.timeout_ms));
 }
 
+}  // namespace
+
 void FillModelSpec(const ServerArgs& args, serving::ModelSpec* spec) {
   spec->set_name(args.model);
   if (args.version) spec->mutable_version()->set_value(*args.version);
   if (!args.version_label.empty()) spec->set_version_label(args.version_label);
 }
+
+absl::StatusOr<serving::SignatureDefMap> FetchSignatureDefMap(
+    const ServerArgs& args, const std::shared_ptr<grpc::Channel>& channel) {
+  auto stub = serving::PredictionService::NewStub(channel);
+  serving::GetModelMetadataRequest request;
+  FillModelSpec(args, request.mutable_model_spec());
+  request.add_metadata_field("signature_def");
+  serving::GetModelMetadataResponse response;
+  grpc::ClientContext context;
+  SetDeadline(args, &context);
+  grpc::Status status = stub->GetModelMetadata(&context, request, &response);
+  if (!status.ok()) {
+    return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
+                        absl::StrCat(GrpcCodeName(status.error_code()), ": ",
+                                     status.error_message()));
+  }
+  serving::SignatureDefMap signatures;
+  auto it = response.metadata().find("signature_def");
+  if (it == response.metadata().end() || !it->second.UnpackTo(&signatures)) {
+    return absl::InternalError("the server's GetModelMetadata response has no signature_def map");
+  }
+  return signatures;
+}
+
+namespace {
 
 // `with_defaults`: also the fields that hold their default value (an OK status, say).
 absl::StatusOr<std::string> ProtoJson(const google::protobuf::Message& message,
@@ -71,28 +98,15 @@ absl::StatusOr<std::string> ProtoJson(const google::protobuf::Message& message,
   return text;
 }
 
-// GetModelMetadata(signature_def), unpacked. On an RPC error, writes it to `err` and returns
-// false with *rc set.
+// FetchSignatureDefMap; on an error, writes it to `err` and returns false with *rc set.
 bool GetSignatures(const ServerArgs& args, const std::shared_ptr<grpc::Channel>& channel,
                    serving::SignatureDefMap* signatures, std::ostream& err, int* rc) {
-  auto stub = serving::PredictionService::NewStub(channel);
-  serving::GetModelMetadataRequest request;
-  FillModelSpec(args, request.mutable_model_spec());
-  request.add_metadata_field("signature_def");
-  serving::GetModelMetadataResponse response;
-  grpc::ClientContext context;
-  SetDeadline(args, &context);
-  grpc::Status status = stub->GetModelMetadata(&context, request, &response);
-  if (!status.ok()) {
-    *rc = FailRpc(err, status);
+  absl::StatusOr<serving::SignatureDefMap> fetched = FetchSignatureDefMap(args, channel);
+  if (!fetched.ok()) {
+    *rc = Fail(err, fetched.status());
     return false;
   }
-  auto it = response.metadata().find("signature_def");
-  if (it == response.metadata().end() || !it->second.UnpackTo(signatures)) {
-    *rc = Fail(err, absl::InternalError(
-                        "the server's GetModelMetadata response has no signature_def map"));
-    return false;
-  }
+  *signatures = *std::move(fetched);
   return true;
 }
 
@@ -244,7 +258,7 @@ int ExampleRpc(const ServerArgs& args, const std::shared_ptr<grpc::Channel>& cha
   SetDeadline(args, &context);
   grpc::Status status = (stub.get()->*rpc)(&context, request, &response);
   if (!status.ok()) return FailRpc(err, status);
-  out << result_json(response.result()) << "\n";
+  out << json::Write(result_json(response.result())) << "\n";
   return 0;
 }
 
@@ -347,10 +361,10 @@ int RunServerCommand(const ServerArgs& args, std::ostream& out, std::ostream& er
     case ServerArgs::Command::kStatus: return Status(args, channel, out, err);
     case ServerArgs::Command::kClassify:
       return ExampleRpc(args, channel, &serving::PredictionService::Stub::Classify,
-                        ClassificationResultJson, out, err);
+                        ClassificationResultToJson, out, err);
     case ServerArgs::Command::kRegress:
       return ExampleRpc(args, channel, &serving::PredictionService::Stub::Regress,
-                        RegressionResultJson, out, err);
+                        RegressionResultToJson, out, err);
     case ServerArgs::Command::kList: return List(args, channel, out, err);
     case ServerArgs::Command::kReload: return Reload(args, channel, out, err);
     case ServerArgs::Command::kHelp: out << kUsage; return 0;

@@ -49,8 +49,9 @@ absl::Status NonEmpty(const std::string& name, const std::string& value) {
   return absl::OkStatus();
 }
 
-// Stores one flag's value into `args`; `name` is one of the command's flags.
-absl::Status SetFlag(const std::string& name, const std::string& value, ServerArgs* args) {
+}  // namespace
+
+absl::Status SetServerFlag(const std::string& name, const std::string& value, ServerArgs* args) {
   if (name == "version") {
     int64_t version;
     if (!absl::SimpleAtoi(value, &version) || version < 0) {
@@ -105,13 +106,13 @@ absl::Status SetFlag(const std::string& name, const std::string& value, ServerAr
     args->examples = value;
   } else if (name == "context") {
     args->context = value;
-  } else {  // config
+  } else if (name == "config") {
     args->config = value;
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat("unknown flag --", name));
   }
   return absl::OkStatus();
 }
-
-}  // namespace
 
 bool IsServerCommand(const std::string& command) { return FindCommand(command) != nullptr; }
 
@@ -160,7 +161,7 @@ absl::StatusOr<ServerArgs> ParseServerArgs(const std::vector<std::string>& argv)
       }
       value = argv[++i];
     }
-    if (absl::Status s = SetFlag(name, *value, &args); !s.ok()) return s;
+    if (absl::Status s = SetServerFlag(name, *value, &args); !s.ok()) return s;
   }
 
   auto missing = [&](const std::string& what) {

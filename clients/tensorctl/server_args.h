@@ -41,6 +41,12 @@ bool IsServerCommand(const std::string& command);
 // Parses argv[1:] whose first element is a server command. Errors are usage errors.
 absl::StatusOr<ServerArgs> ParseServerArgs(const std::vector<std::string>& args);
 
+// Validates and stores the value of one ServerArgs flag (`name` without the dashes: server,
+// model, version, label, signature_def, input, output_filter, examples, context, config,
+// timeout_ms) into `args`, for commands that take these flags among their own (bench). Errors
+// are usage errors naming the flag; --json, which takes no value, is not handled here.
+absl::Status SetServerFlag(const std::string& name, const std::string& value, ServerArgs* args);
+
 }  // namespace tensorctl
 }  // namespace tensord
 

@@ -179,6 +179,18 @@ TEST(RemoteTest, UnreachableServerIsUnavailable) {
                                           HasSubstr("DEADLINE_EXCEEDED")));
 }
 
+TEST(ServerArgsTest, SetServerFlagForOtherCommands) {
+  ServerArgs args;
+  EXPECT_TRUE(SetServerFlag("model", "m", &args).ok());
+  EXPECT_EQ(args.model, "m");
+  EXPECT_TRUE(SetServerFlag("input", "x=[1]", &args).ok());
+  ASSERT_EQ(args.inputs.size(), 1u);
+  EXPECT_THAT(SetServerFlag("version", "-1", &args).message(),
+              HasSubstr("is not a non-negative integer"));
+  EXPECT_THAT(SetServerFlag("concurrency", "2", &args).message(),
+              HasSubstr("unknown flag --concurrency"));
+}
+
 }  // namespace
 }  // namespace tensorctl
 }  // namespace tensord

@@ -189,6 +189,7 @@ absl::StatusOr<std::unique_ptr<SavedModelBundle>> SavedModelBundle::Load(
         OptimizeForServing(graph, io, ops, bundle->session_.get(), ServingOptimizerOptions()));
     bundle->frozen_variables_ = optimized.frozen_variables;
     bundle->folded_nodes_ = optimized.folded_nodes;
+    bundle->has_mutable_state_ = optimized.written_variables > 0;
     TENSORD_ASSIGN_OR_RETURN(bundle->session_,
                              NewSession(std::move(graph), options.session, resources,
                                         std::move(optimized.constants)));

@@ -68,6 +68,9 @@ class SavedModelBundle {
   // What load-time optimisation did (zero when LoadOptions::optimize was off).
   int frozen_variables() const { return frozen_variables_; }
   int folded_nodes() const { return folded_nodes_; }
+  // Whether some signature writes variables, so runs depend on each other (unknown, and so
+  // true, when LoadOptions::optimize was off). Batching must not merge such runs.
+  bool has_mutable_state() const { return has_mutable_state_; }
 
  private:
   SavedModelBundle() = default;
@@ -77,6 +80,7 @@ class SavedModelBundle {
   std::unique_ptr<Session> session_;
   int frozen_variables_ = 0;
   int folded_nodes_ = 0;
+  bool has_mutable_state_ = true;
 };
 
 }  // namespace tensord

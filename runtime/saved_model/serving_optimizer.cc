@@ -47,6 +47,7 @@ class Optimizer {
   absl::StatusOr<ServingOptimization> Run(const std::vector<SignatureIo>& signatures) {
     for (const SignatureIo& sig : signatures) AddClosure(sig);
     FindWrittenVariables();
+    result_.written_variables = static_cast<int>(written_.size());
     TENSORD_RETURN_IF_ERROR(FreezeVariables());
     TENSORD_RETURN_IF_ERROR(FoldConstants());
     return std::move(result_);

@@ -38,6 +38,8 @@ struct ServingOptimization {
   std::shared_ptr<ConstantTable> constants = std::make_shared<ConstantTable>();
   int frozen_variables = 0;
   int folded_nodes = 0;
+  // Variables some signature writes (state that persists across runs, as in a counter).
+  int written_variables = 0;
 };
 
 // `session` runs `graph` with the restored state; it is used to read variables and to

@@ -33,6 +33,15 @@ Value Value::Number(double d) {
   return NumberText(std::string(buf, result.ptr));
 }
 
+Value Value::Float(float f) {
+  if (std::isnan(f)) return NumberText("NaN");
+  if (std::isinf(f)) return NumberText(f > 0 ? "Infinity" : "-Infinity");
+  char buf[32];
+  std::string text(buf, std::to_chars(buf, buf + sizeof(buf), f).ptr);
+  if (text.find_first_of(".e") == std::string::npos) text += ".0";
+  return NumberText(std::move(text));
+}
+
 Value Value::NumberText(std::string text) {
   Value v;
   v.type_ = Type::kNumber;

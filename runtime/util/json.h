@@ -30,6 +30,11 @@ class Value {
   static Value Int(int64_t v);
   // Writes the shortest text that reads back as the same double.
   static Value Number(double v);
+  // Writes the shortest text that reads back as the same float, with ".0" added to whole
+  // numbers (3.0, not 3) as TensorFlow Serving's REST API adds it, so that readers that infer
+  // types from tokens see a float. (Where TF Serving needs more than 6 digits it prints 9,
+  // 0.333333343; this prints the shortest exact text, 0.33333334.)
+  static Value Float(float v);
   // `text` must be a JSON number (or NaN, Infinity, -Infinity); it is not re-validated.
   static Value NumberText(std::string text);
   static Value String(std::string s);

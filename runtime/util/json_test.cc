@@ -156,6 +156,18 @@ TEST(JsonTest, NumberFormatting) {
   EXPECT_EQ(MustParse(Value::Number(0.1 + 0.2).number_text()).number(), 0.1 + 0.2);
 }
 
+TEST(JsonTest, FloatFormatting) {
+  EXPECT_EQ(Value::Float(0.1f).number_text(), "0.1");
+  EXPECT_EQ(Value::Float(1.0f / 3).number_text(), "0.33333334");
+  EXPECT_EQ(Value::Float(1e-7f).number_text(), "1e-07");
+  EXPECT_EQ(Value::Float(3.0f).number_text(), "3.0");
+  EXPECT_EQ(Value::Float(-0.0f).number_text(), "-0.0");
+  EXPECT_EQ(Value::Float(1e20f).number_text(), "1e+20");
+  EXPECT_EQ(Value::Float(NAN).number_text(), "NaN");
+  EXPECT_EQ(Value::Float(INFINITY).number_text(), "Infinity");
+  EXPECT_EQ(Value::Float(-INFINITY).number_text(), "-Infinity");
+}
+
 TEST(JsonTest, QuoteEscapesControlCharacters) {
   std::string out;
   AppendQuoted(std::string("a\x01\x1f\x7f\t", 5), &out);

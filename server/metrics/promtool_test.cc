@@ -11,9 +11,10 @@
 // TF Serving's names produce exactly these findings (we print HELP, so "no help text" is not
 // among them), and our `tensord_*` families produce none:
 //   every `:tensorflow:` family       metric names should not contain ':'
-//   request_count, model_warmup_records_read, load_attempt_count, load_latency (counters
+//   request_count, model_warmup_records_read, load_attempt_count, load_latency,
+//   batching_session:wrapped_run_count (counters
 //   without `_total`)                 counter metrics should have "_total" suffix
-//   request_count, load_attempt_count (ending in `_count`)
+//   request_count, load_attempt_count, batching_session:wrapped_run_count (ending in `_count`)
 //                                     non-histogram and non-summary metrics should not have
 //                                     "_count" suffix
 #include <gmock/gmock.h>
@@ -140,7 +141,17 @@ TEST_F(PromtoolTest, ServingMetricsParseAndLintOnlyWhereTfNamesRequire) {
     m.model_loads->Increment({model, "error"});
     m.model_state->Set({model, "1"}, 30);
     m.model_state->Set({model, "2"}, 50);
+    m.batch_size->Observe({model, "1", "serving_default"}, 32);
+    m.batch_rows->Increment({model, "1", "serving_default"}, 30);
+    m.batch_padding_rows->Increment({model, "1", "serving_default"}, 2);
+    m.batch_queue_duration->Observe({model, "1", "serving_default"}, 0.002);
+    m.batch_queue_depth->Set({model, "1", "serving_default"}, 3);
   }
+  m.batching_queuing_latency->Observe({"model_server_batch_threads"}, 2000);
+  m.batching_input_batch_size->Observe({}, 3);
+  m.batching_processed_batch_size->Observe({}, 32);
+  m.batching_padding_size->Observe({"32"}, 2);
+  m.batching_wrapped_run_count->Increment({});
   for (const std::string& model_path : {std::string("/models/mnist/1"), path}) {
     m.model_warmup_latency->Observe({model_path, "OK"}, 52000);
     m.model_warmup_records_read->Increment({model_path, "OK"}, 10);
@@ -162,7 +173,7 @@ TEST_F(PromtoolTest, ServingMetricsParseAndLintOnlyWhereTfNamesRequire) {
       ++samples_per_family[family];
     }
   }
-  EXPECT_EQ(samples_per_family.size(), 18u);
+  EXPECT_EQ(samples_per_family.size(), 28u);
   for (const auto& [name, samples] : samples_per_family) {
     EXPECT_GT(samples, 0) << name << " has no series; fill it above";
   }
@@ -183,6 +194,12 @@ TEST_F(PromtoolTest, ServingMetricsParseAndLintOnlyWhereTfNamesRequire) {
       {":tensorflow:serving:model_warmup_records_read", {kNoColons, kNoTotal}},
       {":tensorflow:cc:saved_model:load_attempt_count", {kNoColons, kNoTotal, kCountSuffix}},
       {":tensorflow:cc:saved_model:load_latency", {kNoColons, kNoTotal}},
+      {":tensorflow:serving:batching_session:queuing_latency", {kNoColons}},
+      {":tensorflow:serving:batching_session:input_batch_size", {kNoColons}},
+      {":tensorflow:serving:batching_session:processed_batch_size", {kNoColons}},
+      {":tensorflow:serving:batching_session:padding_size", {kNoColons}},
+      {":tensorflow:serving:batching_session:wrapped_run_count",
+       {kNoColons, kNoTotal, kCountSuffix}},
   };
   for (const auto& [metric, texts] : result.findings) {
     auto it = allowed.find(metric);

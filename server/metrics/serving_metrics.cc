@@ -78,6 +78,39 @@ ServingMetrics::ServingMetrics(MetricRegistry* r)
           "tensord_model_version_state",
           "ModelVersionStatus.State of each version: 10 START, 20 LOADING, 30 AVAILABLE, "
           "40 UNLOADING, 50 END.",
-          {"model", "version"})) {}
+          {"model", "version"})),
+      batching_queuing_latency(r->AddHistogram(
+          ":tensorflow:serving:batching_session:queuing_latency",
+          "Time requests wait in a batch queue, in microseconds.", {"thread_pool_name"},
+          ExponentialBuckets(100, 1.2, 52))),
+      batching_input_batch_size(r->AddHistogram(
+          ":tensorflow:serving:batching_session:input_batch_size",
+          "Dim-0 size of each request entering a batch queue.", {}, ExponentialBuckets(1, 2, 14))),
+      batching_processed_batch_size(r->AddHistogram(
+          ":tensorflow:serving:batching_session:processed_batch_size",
+          "Executed batch size, padding included.", {}, ExponentialBuckets(1, 2, 14))),
+      batching_padding_size(r->AddHistogram(":tensorflow:serving:batching_session:padding_size",
+                                            "Padding rows added to reach an allowed batch size.",
+                                            {"execution_batch_size"},
+                                            ExponentialBuckets(1, 2, 14))),
+      batching_wrapped_run_count(
+          r->AddCounter(":tensorflow:serving:batching_session:wrapped_run_count",
+                        "Runs of the model for merged batches.", {})),
+      batch_size(r->AddHistogram("tensord_batch_size", "Executed batch size, padding included.",
+                                 {"model", "version", "signature"}, ExponentialBuckets(1, 2, 14))),
+      batch_rows(r->AddCounter("tensord_batch_rows_total",
+                               "Request rows executed in merged batches.",
+                               {"model", "version", "signature"})),
+      batch_padding_rows(r->AddCounter(
+          "tensord_batch_padding_rows_total",
+          "Padding rows executed in merged batches (padding fraction = padding / (rows + "
+          "padding)).",
+          {"model", "version", "signature"})),
+      batch_queue_duration(r->AddHistogram("tensord_batch_queue_duration_seconds",
+                                           "Time a request waits in its batch queue.",
+                                           {"model", "version", "signature"}, RequestSeconds())),
+      batch_queue_depth(r->AddGauge("tensord_batch_queue_depth",
+                                    "Requests waiting in a batch queue.",
+                                    {"model", "version", "signature"})) {}
 
 }  // namespace tensord

@@ -81,6 +81,26 @@ struct ServingMetrics {
   // tensord_model_version_state {model, version}: ModelVersionStatus.State number of each
   // version (10 START, 20 LOADING, 30 AVAILABLE, 40 UNLOADING, 50 END).
   Gauge* model_state;
+
+  // --- Request batching ---
+  // TF Serving's batching_session families (queuing_latency µs {thread_pool_name},
+  // input_batch_size, processed_batch_size, padding_size {execution_batch_size},
+  // wrapped_run_count).
+  Histogram* batching_queuing_latency;
+  Histogram* batching_input_batch_size;
+  Histogram* batching_processed_batch_size;
+  Histogram* batching_padding_size;
+  Counter* batching_wrapped_run_count;
+  // tensord_batch_size {model, version, signature}: executed batch size, padding included.
+  Histogram* batch_size;
+  // tensord_batch_rows_total / tensord_batch_padding_rows_total {model, version, signature}:
+  // request rows and padding rows executed in merged batches.
+  Counter* batch_rows;
+  Counter* batch_padding_rows;
+  // tensord_batch_queue_duration_seconds {model, version, signature}: time in the queue.
+  Histogram* batch_queue_duration;
+  // tensord_batch_queue_depth {model, version, signature}: requests waiting.
+  Gauge* batch_queue_depth;
 };
 
 }  // namespace tensord

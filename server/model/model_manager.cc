@@ -227,15 +227,18 @@ void ModelManager::Load(const LoadTask& task) {
            {{"model", task.model}, {"version", version}, {"path", task.path}});
   absl::Status status;
   std::shared_ptr<const SavedModelBundle> bundle;
+  std::shared_ptr<const SignatureRunner> runner;
   for (int attempt = 0;; ++attempt) {
     const absl::Time start = absl::Now();
     auto bundle_or = SavedModelBundle::Load(task.path, options_.load);
     if (bundle_or.ok()) {
       bundle = std::shared_ptr<const SavedModelBundle>(std::move(*bundle_or));
-      if (options_.on_loaded) {
-        status = options_.on_loaded(ServableHandle{task.model, task.version, bundle});
-      } else {
-        status = absl::OkStatus();
+      const ServableHandle handle{task.model, task.version, bundle};
+      status = options_.on_loaded ? options_.on_loaded(handle) : absl::OkStatus();
+      if (status.ok() && options_.make_runner) {
+        absl::StatusOr<std::shared_ptr<const SignatureRunner>> made = options_.make_runner(handle);
+        status = made.status();
+        if (made.ok()) runner = *std::move(made);
       }
     } else {
       status = bundle_or.status();
@@ -256,6 +259,7 @@ void ModelManager::Load(const LoadTask& task) {
       break;
     }
     bundle.reset();
+    runner.reset();
     const bool retry = attempt < options_.max_num_load_retries;
     LogEvent(LogLevel::kError, "model version failed to load",
              {{"model", task.model},
@@ -268,6 +272,7 @@ void ModelManager::Load(const LoadTask& task) {
   std::lock_guard<std::mutex> lock(mu_);
   VersionEntry& entry = models_[task.model].versions[task.version];
   entry.bundle = std::move(bundle);
+  entry.runner = std::move(runner);
   SetState(task.model, &entry, status.ok() ? VersionState::kAvailable : VersionState::kEnd,
            status);
 }
@@ -340,6 +345,7 @@ void ModelManager::ReconcileAll() {
         SetState(name, &entry, VersionState::kUnloading, absl::OkStatus());
         released.push_back(std::move(entry.bundle));
         entry.bundle.reset();
+        entry.runner.reset();
         unloaded.emplace_back(name, version);
       }
     }
@@ -422,11 +428,11 @@ absl::StatusOr<ServableHandle> ModelManager::GetServable(const std::string& name
     if (it == versions.end() || it->second.status.state != VersionState::kAvailable) {
       return not_found();
     }
-    return ServableHandle{name, it->first, it->second.bundle};
+    return ServableHandle{name, it->first, it->second.bundle, it->second.runner};
   }
   for (auto it = versions.rbegin(); it != versions.rend(); ++it) {
     if (it->second.status.state == VersionState::kAvailable) {
-      return ServableHandle{name, it->first, it->second.bundle};
+      return ServableHandle{name, it->first, it->second.bundle, it->second.runner};
     }
   }
   return not_found();

@@ -32,6 +32,7 @@
 #include "absl/time/time.h"
 #include "runtime/saved_model/loader.h"
 #include "server/metrics/serving_metrics.h"
+#include "server/model/signature_runner.h"
 
 namespace tensord {
 
@@ -68,6 +69,8 @@ struct ServableHandle {
   std::string name;
   int64_t version = 0;
   std::shared_ptr<const SavedModelBundle> bundle;
+  // Runs Predict's signatures when set (request batching); null = bundle->RunSignature.
+  std::shared_ptr<const SignatureRunner> runner;
 };
 
 struct ModelManagerOptions {
@@ -89,6 +92,10 @@ struct ModelManagerOptions {
   // Runs after a version loaded and before it becomes AVAILABLE (warmup); an error fails that
   // load attempt. Called from load threads, possibly for several versions at once.
   std::function<absl::Status(const ServableHandle&)> on_loaded;
+  // Makes the version's SignatureRunner once it is loaded and warmed up (null = none); an error
+  // fails that load attempt.
+  std::function<absl::StatusOr<std::shared_ptr<const SignatureRunner>>(const ServableHandle&)>
+      make_runner;
   // Where load and state metrics go; null = nowhere. Not owned.
   ServingMetrics* metrics = nullptr;
 };
@@ -149,6 +156,7 @@ class ModelManager {
   struct VersionEntry {
     VersionStatus status;
     std::shared_ptr<const SavedModelBundle> bundle;
+    std::shared_ptr<const SignatureRunner> runner;
   };
   struct Model {
     ModelConfig config;          // labels here are the ones in force

@@ -1,7 +1,5 @@
 #include "server/rest/json_tensor.h"
 
-#include <charconv>
-#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -192,9 +190,9 @@ json::Value Leaf(const T& v) {
   if constexpr (std::is_same_v<T, bool>) {
     return json::Value::Bool(v);
   } else if constexpr (std::is_same_v<T, float>) {
-    return FloatJson(v);
+    return json::Value::Float(v);
   } else if constexpr (std::is_same_v<T, double>) {
-    return DoubleJson(v);
+    return json::Value::Number(v);
   } else if constexpr (std::is_same_v<T, uint64_t>) {
     return json::Value::NumberText(std::to_string(v));
   } else {
@@ -258,22 +256,6 @@ absl::StatusOr<json::Value> TensorJson(const Tensor& t, size_t depth, int64_t of
 bool IsBinaryAlias(const std::string& alias) { return absl::EndsWith(alias, "_bytes"); }
 
 }  // namespace
-
-json::Value FloatJson(float v) {
-  if (std::isnan(v)) return json::Value::NumberText("NaN");
-  if (std::isinf(v)) return json::Value::NumberText(v > 0 ? "Infinity" : "-Infinity");
-  char buf[64];
-  auto r = std::to_chars(buf, buf + sizeof(buf), v);
-  return json::Value::NumberText(std::string(buf, r.ptr));
-}
-
-json::Value DoubleJson(double v) {
-  if (std::isnan(v)) return json::Value::NumberText("NaN");
-  if (std::isinf(v)) return json::Value::NumberText(v > 0 ? "Infinity" : "-Infinity");
-  char buf[64];
-  auto r = std::to_chars(buf, buf + sizeof(buf), v);
-  return json::Value::NumberText(std::string(buf, r.ptr));
-}
 
 absl::StatusOr<tf::TensorProto> JsonToTensorProto(const json::Value& value, tf::DataType dtype) {
   tf::TensorProto proto;
@@ -459,140 +441,6 @@ absl::StatusOr<json::Value> PredictResponseToJson(const serving::PredictResponse
   }
   result.Set("predictions", std::move(predictions));
   return result;
-}
-
-namespace {
-
-bool IsFloatText(const json::Value& v) {
-  const std::string& t = v.number_text();
-  return t.find_first_of(".eEIN") != std::string::npos;
-}
-
-// One JSON feature value (scalar or flat list) → tf.Feature.
-absl::Status JsonToFeature(const std::string& name, const json::Value& v, tf::Feature* feature) {
-  std::vector<const json::Value*> items;
-  if (v.is_array()) {
-    for (const json::Value& i : v.items()) items.push_back(&i);
-  } else {
-    items.push_back(&v);
-  }
-  if (items.empty()) return absl::OkStatus();
-  bool any_float = false, all_numbers = true, all_bytes = true;
-  for (const json::Value* i : items) {
-    all_numbers &= i->is_number();
-    all_bytes &= i->is_string() || IsB64Object(*i);
-    if (i->is_number()) any_float |= IsFloatText(*i);
-  }
-  if (all_bytes) {
-    tf::TensorProto tmp;
-    for (const json::Value* i : items) {
-      if (absl::Status s = AppendScalar(*i, tf::DT_STRING, &tmp); !s.ok()) return s;
-    }
-    for (auto& s : *tmp.mutable_string_val()) feature->mutable_bytes_list()->add_value(std::move(s));
-    return absl::OkStatus();
-  }
-  if (!all_numbers) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "Feature \"", name, "\": values must be all numbers or all strings: ", json::Write(v)));
-  }
-  for (const json::Value* i : items) {
-    if (any_float) {
-      feature->mutable_float_list()->add_value(static_cast<float>(i->number()));
-    } else {
-      int64_t x = 0;
-      if (!i->ToInt64(&x)) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("Feature \"", name, "\": integer out of range: ", i->number_text()));
-      }
-      feature->mutable_int64_list()->add_value(x);
-    }
-  }
-  return absl::OkStatus();
-}
-
-absl::Status JsonToExample(const json::Value& v, tf::Example* example) {
-  if (!v.is_object()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("Expected an object of features, got ", v.TypeName()));
-  }
-  auto* features = example->mutable_features()->mutable_feature();
-  for (size_t i = 0; i < v.size(); ++i) {
-    const std::string& name = v.keys()[i];
-    if (v.items()[i].is_array()) {
-      for (const json::Value& x : v.items()[i].items()) {
-        if (x.is_array()) {
-          return absl::InvalidArgumentError(
-              absl::StrCat("Feature \"", name, "\": nested lists are not allowed"));
-        }
-      }
-    }
-    if (absl::Status s = JsonToFeature(name, v.items()[i], &(*features)[name]); !s.ok()) return s;
-  }
-  return absl::OkStatus();
-}
-
-}  // namespace
-
-absl::Status FillInputFromJson(const json::Value& body, serving::Input* input) {
-  if (!body.is_object()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("Request body must be a JSON object, got ", body.TypeName()));
-  }
-  const json::Value* examples = body.Find("examples");
-  const json::Value* context = body.Find("context");
-  if (examples == nullptr) return absl::InvalidArgumentError("Missing 'examples' key");
-  if (!examples->is_array()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("Expected 'examples' to be a list, got ", examples->TypeName()));
-  }
-  input->Clear();
-  google::protobuf::RepeatedPtrField<tf::Example>* out;
-  if (context != nullptr) {
-    auto* with_context = input->mutable_example_list_with_context();
-    if (absl::Status s = JsonToExample(*context, with_context->mutable_context()); !s.ok()) {
-      return s;
-    }
-    out = with_context->mutable_examples();
-  } else {
-    out = input->mutable_example_list()->mutable_examples();
-  }
-  for (const json::Value& e : examples->items()) {
-    if (context != nullptr && e.is_object()) {
-      for (const std::string& k : e.keys()) {
-        if (context->Find(k) != nullptr) {
-          return absl::InvalidArgumentError(
-              absl::StrCat("Feature \"", k, "\" appears in both context and example"));
-        }
-      }
-    }
-    if (absl::Status s = JsonToExample(e, out->Add()); !s.ok()) return s;
-  }
-  return absl::OkStatus();
-}
-
-json::Value ClassificationResultToJson(const serving::ClassificationResult& result) {
-  json::Value results = json::Value::Array();
-  for (const auto& c : result.classifications()) {
-    json::Value pairs = json::Value::Array();
-    for (const auto& cls : c.classes()) {
-      json::Value pair = json::Value::Array();
-      pair.Append(json::Value::String(cls.label()));
-      pair.Append(FloatJson(cls.score()));
-      pairs.Append(std::move(pair));
-    }
-    results.Append(std::move(pairs));
-  }
-  json::Value out = json::Value::Object();
-  out.Set("results", std::move(results));
-  return out;
-}
-
-json::Value RegressionResultToJson(const serving::RegressionResult& result) {
-  json::Value results = json::Value::Array();
-  for (const auto& r : result.regressions()) results.Append(FloatJson(r.value()));
-  json::Value out = json::Value::Object();
-  out.Set("results", std::move(results));
-  return out;
 }
 
 }  // namespace tensord

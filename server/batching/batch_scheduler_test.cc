@@ -1,0 +1,124 @@
+#include "server/batching/batch_scheduler.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <future>
+
+#include "absl/time/clock.h"
+
+namespace tensord {
+namespace {
+
+BatchingOptions Options(int64_t max_batch, absl::Duration timeout) {
+  BatchingOptions options;
+  options.max_batch_size = max_batch;
+  options.max_execution_batch_size = max_batch;
+  options.batch_timeout = timeout;
+  return options;
+}
+
+struct Pending {
+  std::promise<absl::StatusOr<TensorMap>> promise;
+  std::future<absl::StatusOr<TensorMap>> future = promise.get_future();
+};
+
+BatchTask Task(float value, Pending* pending, absl::Time deadline = absl::InfiniteFuture()) {
+  Tensor x(DT_FLOAT, TensorShape({1}));
+  x.data<float>()[0] = value;
+  BatchTask task;
+  task.inputs = {{"x", x}};
+  task.rows = 1;
+  task.enqueued = absl::Now();
+  task.deadline = deadline;
+  task.done = [pending](absl::StatusOr<TensorMap> r) { pending->promise.set_value(std::move(r)); };
+  return task;
+}
+
+// Answers each task with its own inputs (or fails batches containing a negative value).
+void Echo(Batch batch, std::atomic<int>* batches, std::atomic<int>* largest) {
+  ++*batches;
+  int size = static_cast<int>(batch.tasks.size());
+  int seen = largest->load();
+  while (size > seen && !largest->compare_exchange_weak(seen, size)) {
+  }
+  bool poisoned = false;
+  for (const BatchTask& task : batch.tasks) poisoned |= task.inputs.at("x").data<float>()[0] < 0;
+  for (BatchTask& task : batch.tasks) {
+    if (poisoned) {
+      task.done(absl::InternalError("batch failed"));
+    } else {
+      task.done(task.inputs);
+    }
+  }
+}
+
+TEST(BatchSchedulerTest, TimeoutClosesAPartialBatch) {
+  BatchScheduler scheduler(2);
+  std::atomic<int> batches{0}, largest{0};
+  auto queue = scheduler.AddQueue("q", Options(8, absl::Milliseconds(50)),
+                                  [&](Batch b) { Echo(std::move(b), &batches, &largest); });
+  Pending a, b;
+  const absl::Time start = absl::Now();
+  ASSERT_TRUE(scheduler.Schedule(queue.get(), Task(1, &a)).ok());
+  ASSERT_TRUE(scheduler.Schedule(queue.get(), Task(2, &b)).ok());
+  ASSERT_TRUE(a.future.get().ok());
+  ASSERT_TRUE(b.future.get().ok());
+  EXPECT_GE(absl::Now() - start, absl::Milliseconds(50));  // waited for the timer
+  EXPECT_EQ(batches.load(), 1);
+  EXPECT_EQ(largest.load(), 2);
+}
+
+TEST(BatchSchedulerTest, FullBatchRunsWithoutWaitingAndFailuresStayInTheirBatch) {
+  BatchScheduler scheduler(1);
+  std::atomic<int> batches{0}, largest{0};
+  auto queue = scheduler.AddQueue("q", Options(2, absl::Seconds(30)),
+                                  [&](Batch b) { Echo(std::move(b), &batches, &largest); });
+  Pending a, b, c, d;
+  const absl::Time start = absl::Now();
+  ASSERT_TRUE(scheduler.Schedule(queue.get(), Task(1, &a)).ok());
+  ASSERT_TRUE(scheduler.Schedule(queue.get(), Task(2, &b)).ok());
+  ASSERT_TRUE(scheduler.Schedule(queue.get(), Task(-1, &c)).ok());
+  ASSERT_TRUE(scheduler.Schedule(queue.get(), Task(4, &d)).ok());
+  auto ra = a.future.get();
+  ASSERT_TRUE(ra.ok());
+  EXPECT_EQ(ra->at("x").data<float>()[0], 1.0f);
+  EXPECT_TRUE(b.future.get().ok());
+  EXPECT_EQ(c.future.get().status().message(), "batch failed");
+  EXPECT_EQ(d.future.get().status().message(), "batch failed");
+  EXPECT_LT(absl::Now() - start, absl::Seconds(10));
+  EXPECT_EQ(batches.load(), 2);
+}
+
+TEST(BatchSchedulerTest, DeadlinePassedInTheQueueIsDeadlineExceeded) {
+  BatchScheduler scheduler(1);
+  std::atomic<int> batches{0}, largest{0};
+  auto queue = scheduler.AddQueue("q", Options(8, absl::Seconds(30)),
+                                  [&](Batch b) { Echo(std::move(b), &batches, &largest); });
+  Pending a;
+  ASSERT_TRUE(
+      scheduler.Schedule(queue.get(), Task(1, &a, absl::Now() + absl::Milliseconds(20))).ok());
+  EXPECT_EQ(a.future.get().status().code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(batches.load(), 0);
+}
+
+TEST(BatchSchedulerTest, QueuesAreServedRoundRobinAndReportDepth) {
+  BatchScheduler scheduler(1);
+  std::atomic<int> batches{0}, largest{0};
+  std::atomic<size_t> last_depth{99};
+  auto first = scheduler.AddQueue("a", Options(1, absl::ZeroDuration()),
+                                  [&](Batch b) { Echo(std::move(b), &batches, &largest); },
+                                  [&](size_t depth) { last_depth = depth; });
+  auto second = scheduler.AddQueue("b", Options(1, absl::ZeroDuration()),
+                                   [&](Batch b) { Echo(std::move(b), &batches, &largest); });
+  Pending p1, p2;
+  ASSERT_TRUE(scheduler.Schedule(first.get(), Task(1, &p1)).ok());
+  ASSERT_TRUE(scheduler.Schedule(second.get(), Task(2, &p2)).ok());
+  EXPECT_TRUE(p1.future.get().ok());
+  EXPECT_TRUE(p2.future.get().ok());
+  EXPECT_EQ(last_depth.load(), 0u);
+  EXPECT_EQ(scheduler.num_threads(), 1);
+}
+
+}  // namespace
+}  // namespace tensord

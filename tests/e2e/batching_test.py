@@ -1,0 +1,155 @@
+"""Request batching on the real tensord binary (--enable_batching): many concurrent clients get
+exactly what TensorFlow computes for their own rows, /metrics shows merged batches, and the
+cases batching must not change (oversized requests, stateful models, per-model settings).
+
+    python3 -m pytest -q tests/e2e/batching_test.py
+"""
+import os
+import shutil
+import threading
+
+import grpc
+import numpy as np
+import pytest
+import tensorflow as tf
+from tensorflow_serving.apis import predict_pb2
+
+from tensord_process import MLP_BASE, Server, TFS_TESTDATA, needs_shared
+
+PARAMS = """
+max_batch_size { value: 16 }
+batch_timeout_micros { value: 20000 }
+num_batch_threads { value: 2 }
+max_enqueued_batches { value: 100 }
+allowed_batch_sizes: 4
+allowed_batch_sizes: 8
+allowed_batch_sizes: 16
+"""
+
+
+def _write(path, text):
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def _request(name, x):
+    req = predict_pb2.PredictRequest()
+    req.model_spec.name = name
+    req.inputs["features"].CopyFrom(tf.make_tensor_proto(x))
+    return req
+
+
+def _metric_sum(text, name, **labels):
+    total = 0.0
+    for line in text.splitlines():
+        if line.startswith(name + "{") and all('%s="%s"' % kv in line for kv in labels.items()):
+            total += float(line.rsplit(" ", 1)[1])
+    return total
+
+
+@pytest.fixture
+def servers(tmp_path):
+    started = []
+
+    def start(flags):
+        s = Server(flags, tmp_path, rest=True)
+        started.append(s)
+        return s
+    yield start
+    for s in started:
+        assert s.stop() == 0, s.log()
+
+
+@pytest.fixture(scope="module")
+def keras_mlp():
+    return tf.saved_model.load(os.path.join(MLP_BASE, "1")).signatures["serving_default"]
+
+
+def test_concurrent_requests_are_merged_and_answered_exactly(servers, tmp_path, keras_mlp):
+    params = _write(os.path.join(str(tmp_path), "batching.config"), PARAMS)
+    server = servers(["--model_name=mlp", "--model_base_path=" + MLP_BASE, "--enable_batching",
+                      "--batching_parameters_file=" + params])
+    rng = np.random.default_rng(7)
+    inputs = [rng.standard_normal((int(rng.integers(1, 4)), 16)).astype(np.float32)
+              for _ in range(48)]
+    answers = [None] * len(inputs)
+    errors = []
+
+    def client(indices):
+        for i in indices:
+            try:
+                reply = server.predict.Predict(_request("mlp", inputs[i]), timeout=60)
+                answers[i] = tf.make_ndarray(reply.outputs["output_0"])
+            except grpc.RpcError as e:
+                errors.append(e)
+    threads = [threading.Thread(target=client, args=(range(k, len(inputs), 16),))
+               for k in range(16)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    for x, got in zip(inputs, answers):
+        want = keras_mlp(features=tf.constant(x))["output_0"].numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+    _, metrics = server.http_get("/monitoring/prometheus/metrics")
+    labels = {"model": "mlp", "version": "1", "signature": "serving_default"}
+    rows = _metric_sum(metrics, "tensord_batch_rows_total", **labels)
+    batches = _metric_sum(metrics, "tensord_batch_size_count", **labels)
+    assert rows == sum(len(x) for x in inputs)
+    assert 0 < batches < len(inputs), metrics  # some batches held several requests
+    # Executed sizes are allowed sizes only (4, 8, 16): nothing ran below 4.
+    sizes = [line for line in metrics.splitlines()
+             if line.startswith("tensord_batch_size_bucket") and 'le="2"' in line]
+    assert sizes and float(sizes[0].rsplit(" ", 1)[1]) == 0, sizes  # nothing below 4 ran
+    assert ':tensorflow:serving:batching_session:wrapped_run_count ' in metrics
+
+    # A request larger than max_batch_size is refused (splitting is off).
+    with pytest.raises(grpc.RpcError) as e:
+        server.predict.Predict(_request("mlp", np.zeros((17, 16), np.float32)), timeout=30)
+    assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "max_batch_size" in e.value.details()
+
+
+def test_per_model_parameters_batch_only_models_that_have_them(servers, tmp_path, keras_mlp):
+    with_file = os.path.join(str(tmp_path), "with")
+    shutil.copytree(os.path.join(MLP_BASE, "1"), os.path.join(with_file, "1"))
+    _write(os.path.join(with_file, "1", "batching_params.pbtxt"), PARAMS)
+    without = os.path.join(str(tmp_path), "without")
+    shutil.copytree(os.path.join(MLP_BASE, "1"), os.path.join(without, "1"))
+    config = _write(os.path.join(str(tmp_path), "models.config"),
+                    "model_config_list {\n"
+                    "  config { name: 'with' base_path: '%s' model_platform: 'tensorflow' }\n"
+                    "  config { name: 'without' base_path: '%s' model_platform: 'tensorflow' }\n"
+                    "}\n" % (with_file, without))
+    server = servers(["--model_config_file=" + config, "--enable_batching",
+                      "--enable_per_model_batching_parameters"])
+    x = np.ones((2, 16), np.float32)
+    want = keras_mlp(features=tf.constant(x))["output_0"].numpy()
+    for name in ("with", "without"):
+        got = tf.make_ndarray(server.predict.Predict(_request(name, x), timeout=30)
+                              .outputs["output_0"])
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    _, metrics = server.http_get("/monitoring/prometheus/metrics")
+    assert _metric_sum(metrics, "tensord_batch_rows_total", model="with") == 2
+    assert _metric_sum(metrics, "tensord_batch_rows_total", model="without") == 0
+
+
+@needs_shared
+def test_stateful_model_is_not_batched(servers):
+    server = servers(["--model_name=counter",
+                      "--model_base_path=" + os.path.join(TFS_TESTDATA, "saved_model_counter"),
+                      "--enable_batching"])
+
+    def run(signature):
+        req = predict_pb2.PredictRequest()
+        req.model_spec.name = "counter"
+        req.model_spec.signature_name = signature
+        return tf.make_ndarray(server.predict.Predict(req, timeout=30).outputs["output"])
+    assert run("incr_counter") == 1
+    assert run("incr_counter") == 2
+    assert run("get_counter") == 2
+    _, metrics = server.http_get("/monitoring/prometheus/metrics")
+    assert _metric_sum(metrics, "tensord_batch_rows_total", model="counter") == 0
