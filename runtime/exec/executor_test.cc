@@ -55,6 +55,17 @@ class TEffect : public OpKernel {
   }
 };
 
+// TSleep: sleeps 50 ms, then counts like TEffect.
+class TSleep : public OpKernel {
+ public:
+  explicit TSleep(OpKernelConstruction* c) : OpKernel(c) {}
+  absl::Status Compute(OpKernelContext*) const override {
+    absl::SleepFor(absl::Milliseconds(50));
+    ++g_side_effects;
+    return absl::OkStatus();
+  }
+};
+
 // TFail: always fails.
 class TFail : public OpKernel {
  public:
@@ -99,6 +110,7 @@ TENSORD_REGISTER_KERNEL(KernelDef("TConst"), TConst);
 TENSORD_REGISTER_KERNEL(KernelDef("TAdd"), TAdd);
 TENSORD_REGISTER_KERNEL(KernelDef("TEffect"), TEffect);
 TENSORD_REGISTER_KERNEL(KernelDef("TFail"), TFail);
+TENSORD_REGISTER_KERNEL(KernelDef("TSleep"), TSleep);
 TENSORD_REGISTER_KERNEL(KernelDef("TVar"), TVar);
 TENSORD_REGISTER_KERNEL(KernelDef("TAssignAdd").RefInput(0), TAssignAdd);
 
@@ -189,30 +201,29 @@ TEST(ExecutorTest, ErrorsNameTheNodeAndRunsContinueAfterwards) {
 }
 
 TEST(ExecutorTest, CancellationStopsTheRunBeforeTheNextNode) {
-  // a chain of effects: the token fires once the first one has run.
+  // A chain of 50 ms sleeps with a 75 ms deadline: the first two start in time, the third not.
   GraphDef g;
-  AddNode(&g, "e1", "TEffect");
-  AddNode(&g, "e2", "TEffect", {"^e1"});
-  AddNode(&g, "e3", "TEffect", {"^e2"});
+  AddNode(&g, "s1", "TSleep");
+  AddNode(&g, "s2", "TSleep", {"^s1"});
+  AddNode(&g, "s3", "TSleep", {"^s2"});
   auto session = MakeSession(g, /*inter_op=*/1);
   const int before = g_side_effects.load();
-  CancellationToken token(absl::InfiniteFuture(),
-                          [&]() { return g_side_effects.load() - before >= 1; });
+  CancellationToken token(absl::Now() + absl::Milliseconds(75));
   std::vector<Tensor> out;
   RunOptions options;
   options.cancellation = &token;
-  absl::Status s = session->Run({}, {}, {"e3"}, options, &out);
-  EXPECT_EQ(s.code(), absl::StatusCode::kCancelled) << s;
-  EXPECT_EQ(g_side_effects.load() - before, 1);
-
-  CancellationToken expired(absl::Now() - absl::Seconds(1));
-  options.cancellation = &expired;
-  s = session->Run({}, {}, {"e3"}, options, &out);
+  absl::Status s = session->Run({}, {}, {"s3"}, options, &out);
   EXPECT_EQ(s.code(), absl::StatusCode::kDeadlineExceeded) << s;
-  EXPECT_EQ(g_side_effects.load() - before, 1);
+  EXPECT_EQ(g_side_effects.load() - before, 2);
+
+  CancellationToken cancelled(absl::InfiniteFuture(), [] { return true; });
+  options.cancellation = &cancelled;
+  s = session->Run({}, {}, {"s3"}, options, &out);
+  EXPECT_EQ(s.code(), absl::StatusCode::kCancelled) << s;
+  EXPECT_EQ(g_side_effects.load() - before, 2);
   // Without a token the same plan runs to the end.
-  ASSERT_TRUE(session->Run({}, {}, {"e3"}, &out).ok());
-  EXPECT_EQ(g_side_effects.load() - before, 4);
+  ASSERT_TRUE(session->Run({}, {}, {"s3"}, &out).ok());
+  EXPECT_EQ(g_side_effects.load() - before, 5);
 }
 
 TEST(ExecutorTest, UnknownOpAndUnknownTensorsAreClearErrors) {

@@ -21,11 +21,19 @@ TEST(CancellationTokenTest, PastDeadlineIsDeadlineExceeded) {
   EXPECT_TRUE(later.Check().ok());
 }
 
-TEST(CancellationTokenTest, CallbackCancels) {
+TEST(CancellationTokenTest, CallbackIsPolledAtMostOncePerMillisecond) {
   std::atomic<bool> cancelled{false};
-  CancellationToken token(absl::InfiniteFuture(), [&]() { return cancelled.load(); });
-  EXPECT_TRUE(token.Check().ok());
+  std::atomic<int> polls{0};
+  CancellationToken token(absl::InfiniteFuture(), [&]() {
+    ++polls;
+    return cancelled.load();
+  });
+  for (int i = 0; i < 1000; ++i) EXPECT_TRUE(token.Check().ok());
+  EXPECT_LE(polls.load(), 2);  // the first Check polls; 1000 Checks take well under 2 ms...
   cancelled = true;
+  absl::SleepFor(absl::Milliseconds(2));
+  EXPECT_EQ(token.Check().code(), absl::StatusCode::kCancelled);
+  cancelled = false;  // once cancelled, it stays cancelled
   EXPECT_EQ(token.Check().code(), absl::StatusCode::kCancelled);
 }
 
