@@ -15,13 +15,14 @@ import argparse
 import datetime
 import json
 import os
-import platform
 import signal
 import socket
 import subprocess
 import sys
 import tempfile
 import time
+
+from run_bench import machine  # same directory
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = os.path.join(ROOT, "bazel-bin")
@@ -107,19 +108,6 @@ def run_tensord(model, base, params, tmp):
         argv += ["--enable_batching", "--batching_parameters_file=" + path]
     server = Process(argv, os.path.join(tmp, "tensord_%d.log" % port), port)
     return server, port, "http://127.0.0.1:%d/monitoring/prometheus/metrics" % rest
-
-
-def machine():
-    cpu = platform.processor() or "unknown CPU"
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return "%s, %d CPUs available to the process" % (cpu, len(os.sched_getaffinity(0)))
 
 
 def fmt(x, digits=1):

@@ -12,11 +12,9 @@ import time
 import grpc
 import numpy as np
 import pytest
-from tensorflow.core.example import example_pb2
-from tensorflow_serving.apis import classification_pb2, regression_pb2
 
 from tensord_process import (BINARY, MLP_BASE, REPO, TFS_TESTDATA, Server, free_port,
-                             needs_shared)
+                             needs_shared, official_classify_regress)
 
 
 def curl(url, body=None):
@@ -144,41 +142,6 @@ def parse_example(tmp_path_factory):
     assert srv.stop() == 0, srv.log()
 
 
-def _example(features):
-    """The tf.Example TF Serving's REST API makes of a JSON object, built with the official
-    protos: bool -> int64_list 1/0, int -> int64_list, float -> float_list, str -> bytes_list."""
-    ex = example_pb2.Example()
-    for key, value in features.items():
-        feature = ex.features.feature[key]
-        for v in value if isinstance(value, list) else [value]:
-            if isinstance(v, float):
-                feature.float_list.value.append(v)
-            elif isinstance(v, (bool, int)):
-                feature.int64_list.value.append(int(v))
-            else:
-                feature.bytes_list.value.append(v.encode())
-    return ex
-
-
-def _official(srv, method, signature, examples, context=None):
-    """The official client's Classify/Regress for the same examples, as REST's "results"."""
-    request_type, rpc = {
-        "classify": (classification_pb2.ClassificationRequest, srv.predict.Classify),
-        "regress": (regression_pb2.RegressionRequest, srv.predict.Regress)}[method]
-    req = request_type()
-    req.model_spec.name = "parse_example"
-    req.model_spec.signature_name = signature
-    if context is None:
-        req.input.example_list.examples.extend(_example(e) for e in examples)
-    else:
-        req.input.example_list_with_context.context.CopyFrom(_example(context))
-        req.input.example_list_with_context.examples.extend(_example(e) for e in examples)
-    resp = rpc(req, timeout=60)
-    if method == "classify":
-        return [[[c.label, c.score] for c in cl.classes] for cl in resp.result.classifications]
-    return [r.value for r in resp.result.regressions]
-
-
 def _rest(srv, method, signature, examples, context=None):
     """(HTTP status, body) of the REST call; results rounded to float32, the precision the
     server computed them in, so that they compare exactly with the official client's."""
@@ -215,7 +178,8 @@ def test_classify_regress_bool_and_context_as_tf_serving(parse_example, method, 
                                                          examples, context, expected):
     code, body = _rest(parse_example, method, signature, examples, context)
     assert code == 200, body
-    assert body["results"] == _official(parse_example, method, signature, examples, context)
+    assert body["results"] == official_classify_regress(parse_example, method, "parse_example",
+                                                        signature, examples, context)
     assert body["results"] == expected
 
 
@@ -223,7 +187,8 @@ def test_classify_regress_feature_types_are_the_json_tokens(parse_example):
     # true is int64 1, not float: the model parses x as float, so the server refuses it exactly
     # as it refuses the official client's int64_list.
     with pytest.raises(grpc.RpcError) as official:
-        _official(parse_example, "regress", "serving_default", [{"x": True}])
+        official_classify_regress(parse_example, "regress", "parse_example", "serving_default",
+                                  [{"x": True}])
     code, body = _rest(parse_example, "regress", "serving_default", [{"x": True}])
     assert official.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert (code, body) == (400, {"error": official.value.details()})

@@ -18,11 +18,10 @@ import grpc
 import numpy as np
 import pytest
 from google.protobuf import json_format, text_format
-from tensorflow.core.example import example_pb2
-from tensorflow_serving.apis import (classification_pb2, get_model_status_pb2,
-                                     model_management_pb2, regression_pb2)
+from tensorflow_serving.apis import get_model_status_pb2, model_management_pb2
 
-from tensord_process import HAVE_SHARED, TFS_TESTDATA, Server, free_port
+from tensord_process import (HAVE_SHARED, TFS_TESTDATA, Server, free_port,
+                             official_classify_regress)
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SERVER = os.path.join(REPO, "bazel-bin", "server", "tensord")
@@ -198,44 +197,6 @@ def _address(srv):
     return "127.0.0.1:%d" % srv.port
 
 
-def _example(features):
-    """A tf.Example from {name: value or list}, the way the official client's users build one:
-    Python floats to float_list, ints to int64_list, str to bytes_list."""
-    ex = example_pb2.Example()
-    for key, value in features.items():
-        feature = ex.features.feature[key]
-        for v in value if isinstance(value, list) else [value]:
-            if isinstance(v, float):
-                feature.float_list.value.append(v)
-            elif isinstance(v, int):
-                feature.int64_list.value.append(v)
-            else:
-                feature.bytes_list.value.append(v.encode())
-    return ex
-
-
-def _official(srv, method, model, signature, examples, context=None, label=None):
-    """The official client's Classify/Regress for the same request, as REST's "results"."""
-    request_type, rpc = {
-        "classify": (classification_pb2.ClassificationRequest, srv.predict.Classify),
-        "regress": (regression_pb2.RegressionRequest, srv.predict.Regress)}[method]
-    req = request_type()
-    req.model_spec.name = model
-    req.model_spec.signature_name = signature
-    if label:
-        req.model_spec.version_label = label
-    if context is None:
-        req.input.example_list.examples.extend(_example(e) for e in examples)
-    else:
-        req.input.example_list_with_context.context.CopyFrom(_example(context))
-        req.input.example_list_with_context.examples.extend(_example(e) for e in examples)
-    resp = rpc(req, timeout=60)
-    if method == "classify":
-        return [[[c.label, c.score] for c in cl.classes]
-                for cl in resp.result.classifications]
-    return [r.value for r in resp.result.regressions]
-
-
 def _tensorctl_results(r, method):
     """tensorctl's "results" with scores as float32, the precision they have on the wire."""
     assert r.returncode == 0, r.stderr
@@ -274,7 +235,7 @@ def test_classify_regress_match_official_client(request, fixture, model, method,
     r = tensorctl(method, "--server", _address(srv), "--model", model,
                   "--signature_def", signature, "--examples", json.dumps(examples))
     got = _tensorctl_results(r, method)
-    assert got == _official(srv, method, model, signature, examples)
+    assert got == official_classify_regress(srv, method, model, signature, examples)
     assert got == expected
 
 
@@ -287,8 +248,9 @@ def test_regress_with_context_label_and_examples_file(two_models, tmp_path):
                   "--label", "stable", "--signature_def", "regress_x2_to_y2",
                   "--examples", "@%s" % path, "--context", json.dumps(context))
     got = _tensorctl_results(r, "regress")
-    assert got == _official(two_models, "regress", "parse_example", "regress_x2_to_y2",
-                            examples, context=context, label="stable")
+    assert got == official_classify_regress(two_models, "regress", "parse_example",
+                                            "regress_x2_to_y2", examples, context=context,
+                                            label="stable")
     assert got == [3.5, 8.0]
 
 
@@ -296,7 +258,8 @@ def test_integer_for_a_float_feature_is_the_servers_error(two_models):
     """{"x": 1} is an int64 feature, as in TF Serving's REST API; the model parses x as float,
     so the server rejects it exactly as it rejects the official client's int64_list."""
     with pytest.raises(grpc.RpcError) as official:
-        _official(two_models, "regress", "parse_example", "serving_default", [{"x": 1}])
+        official_classify_regress(two_models, "regress", "parse_example", "serving_default",
+                                  [{"x": 1}])
     r = tensorctl("regress", "--server", _address(two_models), "--model", "parse_example",
                   "--examples", '[{"x": 1}]')
     assert r.returncode == 1

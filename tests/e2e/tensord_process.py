@@ -12,7 +12,9 @@ import urllib.request
 
 import grpc
 import pytest
-from tensorflow_serving.apis import model_service_pb2_grpc, prediction_service_pb2_grpc
+from tensorflow.core.example import example_pb2
+from tensorflow_serving.apis import (classification_pb2, model_service_pb2_grpc,
+                                     prediction_service_pb2_grpc, regression_pb2)
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BINARY = os.path.join(REPO, "bazel-bin", "server", "tensord")
@@ -90,3 +92,41 @@ class Server:
                 self.proc.wait()
         self._log.close()
         return self.proc.returncode
+
+
+def example_proto(features):
+    """The tf.Example TF Serving's REST API makes of a JSON object, built with the official
+    protos: float -> float_list, bool and int -> int64_list (1/0 for bools), str -> bytes_list."""
+    ex = example_pb2.Example()
+    for key, value in features.items():
+        feature = ex.features.feature[key]
+        for v in value if isinstance(value, list) else [value]:
+            if isinstance(v, float):
+                feature.float_list.value.append(v)
+            elif isinstance(v, int):
+                feature.int64_list.value.append(int(v))
+            else:
+                feature.bytes_list.value.append(v.encode())
+    return ex
+
+
+def official_classify_regress(srv, method, model, signature, examples, context=None, label=None):
+    """The official client's Classify/Regress for the same request, as REST's "results"."""
+    request_type, rpc = {
+        "classify": (classification_pb2.ClassificationRequest, srv.predict.Classify),
+        "regress": (regression_pb2.RegressionRequest, srv.predict.Regress)}[method]
+    req = request_type()
+    req.model_spec.name = model
+    req.model_spec.signature_name = signature
+    if label:
+        req.model_spec.version_label = label
+    if context is None:
+        req.input.example_list.examples.extend(example_proto(e) for e in examples)
+    else:
+        req.input.example_list_with_context.context.CopyFrom(example_proto(context))
+        req.input.example_list_with_context.examples.extend(example_proto(e) for e in examples)
+    resp = rpc(req, timeout=60)
+    if method == "classify":
+        return [[[c.label, c.score] for c in cl.classes]
+                for cl in resp.result.classifications]
+    return [r.value for r in resp.result.regressions]
