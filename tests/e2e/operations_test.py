@@ -86,9 +86,16 @@ def _metric(text, name, **labels):
     return total
 
 
+def _runtime_seconds(server):
+    """Graph time the server has spent on Predict so far."""
+    _, metrics = server.http_get("/monitoring/prometheus/metrics")
+    return _metric(metrics, "tensord_runtime_duration_seconds_sum", method="Predict")
+
+
 def test_deadline_stops_the_run_and_the_server_keeps_serving(slow_server):
     server = slow_server()
     rows = _rows_for(server, 3.0)
+    before = _runtime_seconds(server)
     with pytest.raises(grpc.RpcError) as e:
         server.predict.Predict(_request(rows), timeout=0.5)
     assert e.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
@@ -98,10 +105,21 @@ def test_deadline_stops_the_run_and_the_server_keeps_serving(slow_server):
     stopped = (_metric(metrics, "tensord_requests_total", code="DEADLINE_EXCEEDED") +
                _metric(metrics, "tensord_requests_total", code="CANCELLED"))
     assert stopped == 1, metrics
-    runtime_sum = _metric(metrics, "tensord_runtime_duration_seconds_sum", method="Predict")
-    # Calibration run (~1 s at 1024 rows... whatever it took) + the stopped run, well under 3 s.
-    assert runtime_sum < 2.5, runtime_sum
+    assert _runtime_seconds(server) - before < 1.5
     assert _timed(server, 1) < 5
+
+
+def test_client_cancellation_stops_the_run(slow_server):
+    server = slow_server()
+    rows = _rows_for(server, 3.0)
+    before = _runtime_seconds(server)
+    call = server.predict.Predict.future(_request(rows), timeout=60)
+    time.sleep(0.5)
+    assert call.cancel()
+    time.sleep(1.0)
+    _, metrics = server.http_get("/monitoring/prometheus/metrics")
+    assert _metric(metrics, "tensord_requests_total", code="CANCELLED") == 1, metrics
+    assert _runtime_seconds(server) - before < 1.5  # stopped well before its ~3 s
 
 
 def test_sigterm_drains_in_flight_requests_and_exits_zero(slow_server):
