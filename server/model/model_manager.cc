@@ -359,6 +359,16 @@ void ModelManager::ReconcileAll() {
     LogEvent(LogLevel::kInfo, "model version unloaded",
              {{"model", name}, {"version", absl::StrCat(version)}});
   }
+  // A model no longer configured leaves the state gauge, so alerts on versions that are not
+  // AVAILABLE do not fire for it forever; GetModelStatus still reports its versions as END.
+  if (options_.metrics != nullptr) {
+    for (const auto& [name, model] : models_) {
+      if (model.configured) continue;
+      for (const auto& [version, entry] : model.versions) {
+        options_.metrics->model_state->Remove({name, absl::StrCat(version)});
+      }
+    }
+  }
 }
 
 void ModelManager::Poll() {

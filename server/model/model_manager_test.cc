@@ -275,6 +275,25 @@ TEST(ModelManagerTest, ApplyConfigAddsAndRemovesModels) {
   EXPECT_TRUE(manager.GetServable("a", std::nullopt).ok());
 }
 
+TEST(ModelManagerTest, StateGaugeFollowsVersionsAndForgetsRemovedModels) {
+  fs::path base = MakeBase("gauge");
+  LinkGood(base, "1");
+  MetricRegistry registry;
+  ServingMetrics metrics(&registry);
+  ModelManagerOptions options = NoRetries();
+  options.metrics = &metrics;
+  ModelManager manager(options);
+  ModelConfig a{"a", base.string()};
+  ModelConfig b{"b", base.string()};
+  ASSERT_TRUE(manager.ApplyConfig({a, b}).ok());
+  EXPECT_EQ(metrics.model_state->Value({"a", "1"}), 30);
+  EXPECT_EQ(metrics.model_loads->Value({"a", "ok"}), 1);
+  ASSERT_TRUE(manager.ApplyConfig({b}).ok());
+  EXPECT_EQ(registry.ExportPrometheus().find("tensord_model_version_state{model=\"a\""),
+            std::string::npos);
+  EXPECT_EQ(metrics.model_state->Value({"b", "1"}), 30);
+}
+
 TEST(ModelManagerTest, RetriesRunTheHookAgainAndParallelLoadsFinish) {
   fs::path base = MakeBase("retries");
   LinkGood(base, "1");
