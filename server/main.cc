@@ -78,7 +78,7 @@ ABSL_FLAG(int64_t, load_retry_interval_micros, 60 * 1000 * 1000,
           "Wait between load retries, in microseconds.");
 ABSL_FLAG(int, grpc_max_threads, 0,
           "Cap on gRPC server threads (one per call in progress, queued batch calls included); "
-          "0 = max(64, 4 x CPUs).");
+          "0 = max(256, 4 x CPUs): gRPC counts its pollers too.");
 ABSL_FLAG(std::string, grpc_channel_arguments, "",
           "Comma-separated gRPC server channel arguments key=value (integers passed as ints), "
           "e.g. grpc.max_connection_age_ms=60000.");

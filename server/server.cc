@@ -116,7 +116,7 @@ absl::Status Server::Start() {
   // Every waiting call holds a thread (the server is synchronous, and batched calls wait in
   // their queue), so the default leaves room for many concurrent clients even on small CPUs.
   const int max_threads = options_.grpc_max_threads > 0 ? options_.grpc_max_threads
-                                                        : std::max(64, 4 * AvailableCpus());
+                                                        : std::max(256, 4 * AvailableCpus());
   grpc::ResourceQuota quota("tensord");
   quota.SetMaxThreads(max_threads);
   builder.SetResourceQuota(quota);

@@ -46,7 +46,7 @@ struct ServerOptions {
   int grpc_port = 8500;
   std::string grpc_socket_path;
   // Synchronous-server thread cap (grpc ResourceQuota); beyond it calls get RESOURCE_EXHAUSTED.
-  // 0 = max(64, 4 × available CPUs).
+  // 0 = max(256, 4 × available CPUs); gRPC counts its polling threads against the cap too.
   int grpc_max_threads = 0;
   // Extra channel arguments (--grpc_channel_arguments); a value that parses as an integer is
   // passed as one. Message size limits default to 2 GiB - 1 unless set here.

@@ -77,6 +77,19 @@ struct ExecutionPlan::Frame {
   absl::Notification done;
 };
 
+namespace {
+
+// Ops that only forward, alias or describe tensors.
+bool IsCheapOp(const std::string& op) {
+  static const auto* const kCheap = new std::set<std::string>{
+      "Const", "Identity", "IdentityN", "NoOp", "Placeholder", "PlaceholderWithDefault",
+      "Shape", "ShapeN", "Size", "Rank", "Reshape", "Squeeze", "ExpandDims", "StopGradient",
+      "Snapshot", "ReadVariableOp", "VarHandleOp", "VariableV2"};
+  return kCheap->count(op) > 0;
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<ExecutionPlan>> ExecutionPlan::Build(
     const GraphDef& graph, const std::vector<std::string>& feeds,
     const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
@@ -193,8 +206,10 @@ absl::StatusOr<std::unique_ptr<ExecutionPlan>> ExecutionPlan::Build(
       OpKernelConstruction construction(*node.def, DeviceType::kCpu);
       node.kernel = std::make_unique<ConstantKernel>(&construction, values);
       node.registration = &ConstantRegistration();
+      node.expensive = false;
       continue;
     }
+    node.expensive = !IsCheapOp(node.def->op());
     for (const std::string& in : node.def->input()) {
       TensorRef ref = ParseTensorRef(in);
       const bool is_fed = !ref.is_control() && fed.count(ref.ToString());
@@ -289,8 +304,8 @@ absl::Status ExecutionPlan::Compute(const Node& node, Frame* frame,
   return absl::OkStatus();
 }
 
-void ExecutionPlan::Process(int first, Frame* frame, const ExecutionEnv& env) const {
-  std::vector<int> ready = {first};
+void ExecutionPlan::Process(std::vector<int> ready, Frame* frame,
+                            const ExecutionEnv& env) const {
   while (!ready.empty()) {
     const int p = ready.back();
     ready.pop_back();
@@ -309,11 +324,20 @@ void ExecutionPlan::Process(int first, Frame* frame, const ExecutionEnv& env) co
     for (int s : node.successors) {
       if (frame->pending[s].fetch_sub(1, std::memory_order_acq_rel) == 1) ready.push_back(s);
     }
-    // Keep one ready node for this thread; hand the others to the inter-op pool.
-    while (env.inter_op_pool != nullptr && ready.size() > 1) {
-      const int extra = ready.front();
-      ready.erase(ready.begin());
-      env.inter_op_pool->Schedule([this, extra, frame, &env] { Process(extra, frame, env); });
+    // Keep the cheap ready nodes and one expensive one for this thread; hand the other
+    // expensive ones to the inter-op pool.
+    if (env.inter_op_pool != nullptr && ready.size() > 1) {
+      bool kept_expensive = false;
+      for (size_t i = ready.size(); i-- > 0;) {
+        if (!nodes_[ready[i]].expensive) continue;
+        if (!kept_expensive) {
+          kept_expensive = true;
+          continue;
+        }
+        const int extra = ready[i];
+        ready.erase(ready.begin() + i);
+        env.inter_op_pool->Schedule([this, extra, frame, &env] { Process({extra}, frame, env); });
+      }
     }
     if (frame->outstanding.fetch_sub(1, std::memory_order_acq_rel) == 1) frame->done.Notify();
   }
@@ -330,15 +354,7 @@ absl::Status ExecutionPlan::Run(const ExecutionEnv& env, const std::vector<Tenso
   frame.cancellation = cancellation;
   for (size_t i = 0; i < feeds.size(); ++i) frame.slots[feed_slots_[i]].value = feeds[i];
   if (!nodes_.empty()) {
-    for (size_t i = 1; i < initial_ready_.size(); ++i) {
-      const int p = initial_ready_[i];
-      if (env.inter_op_pool != nullptr) {
-        env.inter_op_pool->Schedule([this, p, &frame, &env] { Process(p, &frame, env); });
-      } else {
-        Process(p, &frame, env);
-      }
-    }
-    Process(initial_ready_[0], &frame, env);
+    Process(initial_ready_, &frame, env);
     frame.done.WaitForNotification();
   }
   TENSORD_RETURN_IF_ERROR(frame.status);

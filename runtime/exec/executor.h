@@ -64,10 +64,16 @@ class ExecutionPlan {
     int first_output_slot = 0;
     int num_outputs = 0;            // outputs with a slot
     int num_in_edges = 0;           // data + control edges from nodes in the plan
+    // Worth a trip to the inter-op pool when it becomes ready alongside others; cheap nodes
+    // (constants, identities, shape ops) run inline, since the hand-off costs more than they do
+    // and, with many concurrent runs sharing the pool, would queue behind other runs' work.
+    bool expensive = true;
   };
 
   struct Frame;
-  void Process(int node, Frame* frame, const ExecutionEnv& env) const;
+  // Runs the nodes in `ready` and everything they make ready, handing expensive extra ready
+  // nodes to the inter-op pool.
+  void Process(std::vector<int> ready, Frame* frame, const ExecutionEnv& env) const;
   absl::Status Compute(const Node& node, Frame* frame, const ExecutionEnv& env) const;
 
   std::vector<Node> nodes_;
