@@ -1,5 +1,7 @@
 #include "server/batching/batch_scheduler.h"
 
+#include <sys/prctl.h>
+
 #include <algorithm>
 
 #include "absl/time/clock.h"
@@ -31,7 +33,14 @@ class BatchScheduler::Queue {
 
 BatchScheduler::BatchScheduler(int num_threads) {
   const int n = num_threads > 0 ? num_threads : AvailableCpus();
-  for (int i = 0; i < n; ++i) threads_.emplace_back([this]() { Loop(); });
+  for (int i = 0; i < n; ++i) {
+    threads_.emplace_back([this]() {
+      // Batch timeouts are often a millisecond or less; Linux's default 50 µs timer slack on
+      // this thread's timed waits would be a visible share of that.
+      prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+      Loop();
+    });
+  }
 }
 
 BatchScheduler::~BatchScheduler() {
