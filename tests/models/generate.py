@@ -418,6 +418,12 @@ def build_tf2_module(export_dir, full_size):
             out["ones_like"] = tf.ones_like(idx)
             out["tile"] = tf.tile(t, [1, 2, 1])
             out["pad"] = tf.pad(t, [[0, 0], [1, 0], [0, 2]])
+            top_values, top_indices = tf.math.top_k(t, k=2)
+            out["top_k_values"] = top_values
+            out["top_k_indices"] = top_indices
+            out["segment_sum"] = tf.math.segment_sum(t[0], tf.constant([0, 0, 2]))
+            out["unsorted_segment_sum"] = tf.math.unsorted_segment_sum(
+                t[0], tf.constant([2, -1, 2]), 3)
             out["pad_const"] = tf.pad(t, [[0, 0], [0, 1], [1, 1]], constant_values=-1.0)
             out["gather_axis1"] = tf.gather(t, idx, axis=1)
             out["gather_var"] = tf.gather(self.int_table, idx + 2)  # ResourceGather
