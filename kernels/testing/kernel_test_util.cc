@@ -42,6 +42,11 @@ NodeBuilder& NodeBuilder::Attr(const std::string& name, const std::vector<int64_
   for (int64_t v : value) list->add_i(v);
   return *this;
 }
+NodeBuilder& NodeBuilder::Attr(const std::string& name, const std::vector<float>& value) {
+  auto* list = (*node_.mutable_attr())[name].mutable_list();
+  for (float v : value) list->add_f(v);
+  return *this;
+}
 NodeBuilder& NodeBuilder::Attr(const std::string& name, const std::vector<DataType>& value) {
   auto* list = (*node_.mutable_attr())[name].mutable_list();
   for (DataType v : value) list->add_type(v);

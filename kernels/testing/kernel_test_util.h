@@ -34,6 +34,7 @@ class NodeBuilder {
     return Attr(name, std::string(value));
   }
   NodeBuilder& Attr(const std::string& name, const std::vector<int64_t>& value);
+  NodeBuilder& Attr(const std::string& name, const std::vector<float>& value);
   NodeBuilder& Attr(const std::string& name, const std::vector<DataType>& value);
   NodeBuilder& Attr(const std::string& name, const std::vector<std::string>& value);
   NodeBuilder& Attr(const std::string& name, const Tensor& value);

@@ -48,6 +48,7 @@ SMALL_MODELS = [
     "tf2_strings",
     "tf1_parse_example",
     "cnn_small",
+    "keras_preprocessing",
 ]
 LARGE_MODELS = [
     # Keras 3's model.export stores every variable twice in the checkpoint
@@ -629,6 +630,52 @@ def build_tf2_strings(export_dir, full_size):
     ]
 
 
+def build_keras_preprocessing(export_dir, full_size):
+    """Keras preprocessing layers with fixed vocabularies and statistics, as users put them in
+    front of a model: StringLookup, IntegerLookup, Hashing, Normalization, CategoryEncoding and
+    Discretization (TextVectorization needs RaggedTensorToTensor, not supported yet)."""
+    import numpy as np
+    import tensorflow as tf
+    layers = tf.keras.layers
+
+    class Preprocessing(tf.Module):
+        def __init__(self):
+            super().__init__(name="preprocessing")
+            self.words = layers.StringLookup(vocabulary=["red", "green", "blue"])
+            self.ids = layers.IntegerLookup(vocabulary=[10, 20, 30])
+            self.hashing = layers.Hashing(num_bins=16)
+            self.normalize = layers.Normalization(mean=[1.0, -2.0], variance=[4.0, 0.25])
+            self.multi_hot = layers.CategoryEncoding(num_tokens=6, output_mode="multi_hot")
+            self.counts = layers.CategoryEncoding(num_tokens=6, output_mode="count")
+            self.buckets = layers.Discretization(bin_boundaries=[-1.0, 0.0, 2.5])
+
+        @tf.function(input_signature=[
+            tf.TensorSpec([None], tf.string, name="word"),
+            tf.TensorSpec([None], tf.int64, name="id"),
+            tf.TensorSpec([None, 2], tf.float32, name="features"),
+            tf.TensorSpec([None, 4], tf.int64, name="tokens"),
+        ])
+        def __call__(self, word, id, features, tokens):
+            return {
+                "word_index": self.words(word),
+                "id_index": self.ids(id),
+                "word_hash": self.hashing(word),
+                "normalized": self.normalize(features),
+                "multi_hot": self.multi_hot(tokens),
+                "counts": self.counts(tokens),
+                "buckets": self.buckets(features),
+            }
+
+    module = Preprocessing()
+    tf.saved_model.save(module, export_dir, signatures={"serving_default": module.__call__})
+    return [Case("serving_default", {
+        "word": [b"red", b"blue", b"purple", b""],
+        "id": np.array([30, 10, 99, -1], "int64"),
+        "features": np.array([[1.0, -2.0], [-3.5, 0.75], [2.5, 10.0], [0.0, -1.0]], "float32"),
+        "tokens": np.array([[0, 1, 1, 5], [2, 2, 2, 2], [5, 4, 3, 9], [0, 0, 0, 0]], "int64"),
+    })]
+
+
 def build_tf1_parse_example(export_dir, full_size):
     """Like TF Serving's half_plus_two: y = a*x + b, y2 = a*x2 + c, with
     classify / regress / predict signatures over serialized tf.Examples."""
@@ -792,6 +839,7 @@ BUILDERS = {
     "tf2_module": build_tf2_module,
     "tf2_strings": build_tf2_strings,
     "tf1_parse_example": build_tf1_parse_example,
+    "keras_preprocessing": build_keras_preprocessing,
     "cnn_small": build_cnn_small,
     "mobilenet_v2_tiny": build_mobilenet_v2_tiny,
     "resnet50": build_resnet50,
