@@ -632,8 +632,9 @@ def build_tf2_strings(export_dir, full_size):
 
 def build_keras_preprocessing(export_dir, full_size):
     """Keras preprocessing layers with fixed vocabularies and statistics, as users put them in
-    front of a model: StringLookup, IntegerLookup, Hashing, Normalization, CategoryEncoding and
-    Discretization (TextVectorization needs RaggedTensorToTensor, not supported yet)."""
+    front of a model: StringLookup, IntegerLookup, Hashing, Normalization, CategoryEncoding,
+    Discretization and TextVectorization (lower-casing, punctuation stripping, whitespace split,
+    padded to a fixed length)."""
     import numpy as np
     import tensorflow as tf
     layers = tf.keras.layers
@@ -648,14 +649,17 @@ def build_keras_preprocessing(export_dir, full_size):
             self.multi_hot = layers.CategoryEncoding(num_tokens=6, output_mode="multi_hot")
             self.counts = layers.CategoryEncoding(num_tokens=6, output_mode="count")
             self.buckets = layers.Discretization(bin_boundaries=[-1.0, 0.0, 2.5])
+            self.text = layers.TextVectorization(vocabulary=["the", "cat", "sat", "on", "mat"],
+                                                 output_sequence_length=6)
 
         @tf.function(input_signature=[
             tf.TensorSpec([None], tf.string, name="word"),
             tf.TensorSpec([None], tf.int64, name="id"),
             tf.TensorSpec([None, 2], tf.float32, name="features"),
             tf.TensorSpec([None, 4], tf.int64, name="tokens"),
+            tf.TensorSpec([None], tf.string, name="sentence"),
         ])
-        def __call__(self, word, id, features, tokens):
+        def __call__(self, word, id, features, tokens, sentence):
             return {
                 "word_index": self.words(word),
                 "id_index": self.ids(id),
@@ -664,6 +668,7 @@ def build_keras_preprocessing(export_dir, full_size):
                 "multi_hot": self.multi_hot(tokens),
                 "counts": self.counts(tokens),
                 "buckets": self.buckets(features),
+                "sentence_ids": self.text(sentence),
             }
 
     module = Preprocessing()
@@ -673,6 +678,7 @@ def build_keras_preprocessing(export_dir, full_size):
         "id": np.array([30, 10, 99, -1], "int64"),
         "features": np.array([[1.0, -2.0], [-3.5, 0.75], [2.5, 10.0], [0.0, -1.0]], "float32"),
         "tokens": np.array([[0, 1, 1, 5], [2, 2, 2, 2], [5, 4, 3, 9], [0, 0, 0, 0]], "int64"),
+        "sentence": [b"The cat sat on the MAT!", b"", b"a dog, a cat", b"the the the the the the the"],
     })]
 
 
