@@ -49,6 +49,8 @@ SMALL_MODELS = [
     "tf1_parse_example",
     "cnn_small",
     "keras_preprocessing",
+    "keras_transformer",
+    "keras_text_cnn",
 ]
 LARGE_MODELS = [
     # Keras 3's model.export stores every variable twice in the checkpoint
@@ -244,6 +246,48 @@ def build_keras_mlp(export_dir, full_size):
         Case("serving_default", {"features": rng.randn(1, 16).astype("float32")}),
         Case("serving_default", {"features": rng.randn(5, 16).astype("float32")}),
     ]
+
+
+def build_keras_transformer(export_dir, full_size):
+    """A Transformer encoder block: token and position embeddings, MultiHeadAttention (Einsum,
+    Softmax), LayerNormalization, a GELU feed-forward, Dropout (identity when serving)."""
+    import keras
+    import numpy as np
+    _keras_seed()
+    layers = keras.layers
+    seq, vocab, width = 8, 50, 16
+    tokens = keras.Input(shape=(seq,), dtype="int32", name="tokens")
+    h = layers.Embedding(vocab, width, name="token_embedding")(tokens)
+    positions = layers.Embedding(seq, width, name="position_embedding")(np.arange(seq))
+    h = h + positions
+    attention = layers.MultiHeadAttention(num_heads=2, key_dim=8, name="attention")(h, h)
+    h = layers.LayerNormalization(name="norm1")(h + layers.Dropout(0.1)(attention))
+    ff = layers.Dense(32, activation="gelu", name="ff1")(h)
+    ff = layers.Dense(width, name="ff2")(ff)
+    h = layers.LayerNormalization(name="norm2")(h + ff)
+    logits = layers.Dense(3, name="logits")(layers.GlobalAveragePooling1D()(h))
+    keras.Model(tokens, logits).export(export_dir, format="tf_saved_model", verbose=False)
+    rng = _rng()
+    return [Case("serving_default",
+                 {"tokens": rng.randint(0, vocab, (3, seq)).astype("int32")})]
+
+
+def build_keras_text_cnn(export_dir, full_size):
+    """A text CNN: Embedding, two Conv1D branches (valid and same padding), GlobalMax- and
+    GlobalAveragePooling1D, Concatenate and Add merges."""
+    import keras
+    _keras_seed()
+    layers = keras.layers
+    tokens = keras.Input(shape=(12,), dtype="int32", name="tokens")
+    e = layers.Embedding(40, 8, name="embedding")(tokens)
+    narrow = layers.Conv1D(6, 3, activation="relu", name="conv_narrow")(e)
+    wide = layers.Conv1D(6, 5, padding="same", activation="relu", name="conv_wide")(e)
+    merged = layers.Concatenate()([layers.GlobalMaxPooling1D()(narrow),
+                                   layers.GlobalAveragePooling1D()(wide)])
+    out = layers.Dense(2, name="logits")(layers.Add()([merged, merged]))
+    keras.Model(tokens, out).export(export_dir, format="tf_saved_model", verbose=False)
+    rng = _rng()
+    return [Case("serving_default", {"tokens": rng.randint(0, 40, (4, 12)).astype("int32")})]
 
 
 def build_tf1_linear(export_dir, full_size):
@@ -846,6 +890,8 @@ BUILDERS = {
     "tf2_strings": build_tf2_strings,
     "tf1_parse_example": build_tf1_parse_example,
     "keras_preprocessing": build_keras_preprocessing,
+    "keras_transformer": build_keras_transformer,
+    "keras_text_cnn": build_keras_text_cnn,
     "cnn_small": build_cnn_small,
     "mobilenet_v2_tiny": build_mobilenet_v2_tiny,
     "resnet50": build_resnet50,
