@@ -33,14 +33,24 @@ Value Value::Number(double d) {
   return NumberText(std::string(buf, result.ptr));
 }
 
-Value Value::Float(float f) {
-  if (std::isnan(f)) return NumberText("NaN");
-  if (std::isinf(f)) return NumberText(f > 0 ? "Infinity" : "-Infinity");
-  char buf[32];
-  std::string text(buf, std::to_chars(buf, buf + sizeof(buf), f).ptr);
+namespace {
+
+// The shortest text that reads back as `v` in its own type, with ".0" on whole numbers.
+template <typename T>
+Value Decimal(T v) {
+  if (std::isnan(v)) return Value::NumberText("NaN");
+  if (std::isinf(v)) return Value::NumberText(v > 0 ? "Infinity" : "-Infinity");
+  char buf[64];
+  std::string text(buf, std::to_chars(buf, buf + sizeof(buf), v).ptr);
   if (text.find_first_of(".e") == std::string::npos) text += ".0";
-  return NumberText(std::move(text));
+  return Value::NumberText(std::move(text));
 }
+
+}  // namespace
+
+Value Value::Float(float f) { return Decimal(f); }
+
+Value Value::Double(double d) { return Decimal(d); }
 
 Value Value::NumberText(std::string text) {
   Value v;

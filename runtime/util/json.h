@@ -35,6 +35,8 @@ class Value {
   // types from tokens see a float. (Where TF Serving needs more than 6 digits it prints 9,
   // 0.333333343; this prints the shortest exact text, 0.33333334.)
   static Value Float(float v);
+  // The same for a double: shortest text that reads back as the same double, "1.0" not "1".
+  static Value Double(double v);
   // `text` must be a JSON number (or NaN, Infinity, -Infinity); it is not re-validated.
   static Value NumberText(std::string text);
   static Value String(std::string s);

@@ -168,6 +168,14 @@ TEST(JsonTest, FloatFormatting) {
   EXPECT_EQ(Value::Float(-INFINITY).number_text(), "-Infinity");
 }
 
+TEST(JsonTest, DoubleFormatting) {
+  EXPECT_EQ(Value::Double(1.0).number_text(), "1.0");
+  EXPECT_EQ(Value::Double(0.1).number_text(), "0.1");
+  EXPECT_EQ(Value::Double(1.0 / 3).number_text(), "0.3333333333333333");
+  EXPECT_EQ(Value::Double(1e22).number_text(), "1e+22");
+  EXPECT_EQ(Value::Double(-2.0).number_text(), "-2.0");
+}
+
 TEST(JsonTest, QuoteEscapesControlCharacters) {
   std::string out;
   AppendQuoted(std::string("a\x01\x1f\x7f\t", 5), &out);

@@ -192,7 +192,7 @@ json::Value Leaf(const T& v) {
   } else if constexpr (std::is_same_v<T, float>) {
     return json::Value::Float(v);
   } else if constexpr (std::is_same_v<T, double>) {
-    return json::Value::Number(v);
+    return json::Value::Double(v);
   } else if constexpr (std::is_same_v<T, uint64_t>) {
     return json::Value::NumberText(std::to_string(v));
   } else {

@@ -157,5 +157,18 @@ TEST(JsonTensorTest, PredictResponseRowAndColumnar) {
   EXPECT_EQ(row.status().code(), absl::StatusCode::kInvalidArgument);
 }
 
+TEST(JsonTensorTest, DoublesPrintLikeTfServing) {
+  serving::PredictResponse resp;
+  tf::TensorProto d;
+  d.set_dtype(tf::DT_DOUBLE);
+  d.mutable_tensor_shape()->add_dim()->set_size(2);
+  d.add_double_val(1.0);
+  d.add_double_val(0.25);
+  (*resp.mutable_outputs())["d"] = d;
+  absl::StatusOr<json::Value> col = PredictResponseToJson(resp, JsonFormat::kColumnar);
+  ASSERT_TRUE(col.ok()) << col.status();
+  EXPECT_EQ(json::Write(*col), R"({"outputs": [1.0, 0.25]})");
+}
+
 }  // namespace
 }  // namespace tensord
