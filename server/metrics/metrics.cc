@@ -16,6 +16,9 @@
 namespace tensord {
 namespace {
 
+// Registration errors only: families are registered once at startup with names fixed in the
+// code (ServingMetrics), never from request, model or config data, so a bad one is a bug that
+// must not ship. Recording errors drop the sample instead (Family::Usable).
 [[noreturn]] void Fatal(absl::string_view message) {
   std::fprintf(stderr, "tensord metrics: %.*s\n", static_cast<int>(message.size()), message.data());
   std::abort();
@@ -176,11 +179,18 @@ void Family::AppendPrometheus(std::string* out) const {
   AppendSeries(out);
 }
 
-void Family::CheckArity(const std::vector<std::string>& label_values) const {
-  if (label_values.size() != label_names_.size()) {
-    Fatal(absl::StrCat(name_, ": ", label_values.size(), " label values for ", label_names_.size(),
-                       " labels (", absl::StrJoin(label_names_, ","), ")"));
-  }
+bool Family::Usable(const std::vector<std::string>& label_values) const {
+  if (label_values.size() == label_names_.size()) return true;
+  ReportMisuse(absl::StrCat(label_values.size(), " label values for ", label_names_.size(),
+                            " labels (", absl::StrJoin(label_names_, ","), ")"));
+  return false;
+}
+
+void Family::ReportMisuse(absl::string_view what) const {
+  // Once per family: the same bug would otherwise print on every request.
+  if (misuse_reported_.exchange(true)) return;
+  std::fprintf(stderr, "tensord metrics: %s: %.*s; such samples are dropped\n", name_.c_str(),
+               static_cast<int>(what.size()), what.data());
 }
 
 void Family::AppendLabels(const std::vector<std::string>& label_values, const char* le,
@@ -203,14 +213,17 @@ void Family::AppendLabels(const std::vector<std::string>& label_values, const ch
 }  // namespace metrics_internal
 
 void Counter::Increment(const std::vector<std::string>& label_values, int64_t delta) {
-  CheckArity(label_values);
-  if (delta < 0) Fatal(absl::StrCat(name(), ": negative counter increment ", delta));
+  if (!Usable(label_values)) return;
+  if (delta < 0) {
+    ReportMisuse(absl::StrCat("negative counter increment ", delta));
+    return;
+  }
   std::lock_guard<std::mutex> lock(mu_);
   series_.try_emplace(label_values, 0).first->second += delta;
 }
 
 int64_t Counter::Value(const std::vector<std::string>& label_values) const {
-  CheckArity(label_values);
+  if (!Usable(label_values)) return 0;
   std::lock_guard<std::mutex> lock(mu_);
   auto it = series_.find(label_values);
   return it == series_.end() ? 0 : it->second;
@@ -226,26 +239,26 @@ void Counter::AppendSeries(std::string* out) const {
 }
 
 void Gauge::Set(const std::vector<std::string>& label_values, double value) {
-  CheckArity(label_values);
+  if (!Usable(label_values)) return;
   std::lock_guard<std::mutex> lock(mu_);
   series_.insert_or_assign(label_values, value);
 }
 
 void Gauge::Add(const std::vector<std::string>& label_values, double delta) {
-  CheckArity(label_values);
+  if (!Usable(label_values)) return;
   std::lock_guard<std::mutex> lock(mu_);
   series_.try_emplace(label_values, 0.0).first->second += delta;
 }
 
 double Gauge::Value(const std::vector<std::string>& label_values) const {
-  CheckArity(label_values);
+  if (!Usable(label_values)) return 0.0;
   std::lock_guard<std::mutex> lock(mu_);
   auto it = series_.find(label_values);
   return it == series_.end() ? 0.0 : it->second;
 }
 
 void Gauge::Remove(const std::vector<std::string>& label_values) {
-  CheckArity(label_values);
+  if (!Usable(label_values)) return;
   std::lock_guard<std::mutex> lock(mu_);
   series_.erase(label_values);
 }
@@ -272,7 +285,7 @@ std::vector<std::string> Histogram::SampleNames() const {
 }
 
 void Histogram::Observe(const std::vector<std::string>& label_values, double value) {
-  CheckArity(label_values);
+  if (!Usable(label_values)) return;
   // First limit >= value, i.e. value <= limit; past the end is the +Inf bucket, where NaN goes
   // too (it compares false with everything).
   const size_t bucket =
@@ -287,14 +300,14 @@ void Histogram::Observe(const std::vector<std::string>& label_values, double val
 }
 
 int64_t Histogram::Count(const std::vector<std::string>& label_values) const {
-  CheckArity(label_values);
+  if (!Usable(label_values)) return 0;
   std::lock_guard<std::mutex> lock(mu_);
   auto it = series_.find(label_values);
   return it == series_.end() ? 0 : it->second.count;
 }
 
 double Histogram::Sum(const std::vector<std::string>& label_values) const {
-  CheckArity(label_values);
+  if (!Usable(label_values)) return 0.0;
   std::lock_guard<std::mutex> lock(mu_);
   auto it = series_.find(label_values);
   return it == series_.end() ? 0.0 : it->second.sum;

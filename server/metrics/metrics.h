@@ -28,9 +28,11 @@
 // label states, so that histogram_quantile() and bucket reads are right. (The two differ only
 // for values exactly equal to a limit.) NaN is counted in the +Inf bucket.
 //
-// Programming errors (an invalid metric or label name, a re-registration whose type, labels or
-// buckets differ, a wrong number of label values, a negative counter increment) print a
-// message to stderr and abort: they are bugs in the caller, not runtime conditions.
+// Registration errors (an invalid metric or label name, a re-registration whose type, labels or
+// buckets differ) print a message and abort: registration happens once at startup with names
+// fixed in the code. Recording errors (a wrong number of label values, a negative counter
+// increment) happen on request paths, so they never abort: the sample is dropped and the first
+// such error of a family is reported on stderr.
 //
 // Thread safety: everything is thread-safe. Each family has its own mutex; recording into an
 // existing series takes that mutex and does not allocate.
@@ -41,12 +43,15 @@
 #ifndef TENSORD_SERVER_METRICS_METRICS_H_
 #define TENSORD_SERVER_METRICS_METRICS_H_
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
+
+#include "absl/strings/string_view.h"
 
 namespace tensord {
 
@@ -79,8 +84,10 @@ class Family {
 
  protected:
   Family(std::string name, std::string help, std::vector<std::string> label_names);
-  // Aborts unless label_values has one value per label name.
-  void CheckArity(const std::vector<std::string>& label_values) const;
+  // Whether label_values has one value per label name; reports the first misuse of the family
+  // on stderr. Recording never aborts: a bad sample is dropped.
+  bool Usable(const std::vector<std::string>& label_values) const;
+  void ReportMisuse(absl::string_view what) const;
   // Appends `{name="value",...}` for label_values, plus `le="<le>"` when le is not null; appends
   // nothing when there are no labels at all.
   void AppendLabels(const std::vector<std::string>& label_values, const char* le,
@@ -92,6 +99,7 @@ class Family {
   const std::string name_;
   const std::string help_;
   const std::vector<std::string> label_names_;
+  mutable std::atomic<bool> misuse_reported_{false};
 };
 
 }  // namespace metrics_internal
