@@ -86,12 +86,14 @@ void BatchQueue::SplitAt(size_t index, int64_t rows) {
   rest.rows = whole.rows - rows;
   rest.enqueued = whole.enqueued;
   rest.deadline = whole.deadline;
+  rest.waiter = whole.waiter;
   rest.done = [joiner](absl::StatusOr<TensorMap> r) { joiner->Finish(1, std::move(r)); };
   BatchTask first;
   first.inputs = SliceRows(whole.inputs, 0, rows);
   first.rows = rows;
   first.enqueued = whole.enqueued;
   first.deadline = whole.deadline;
+  first.waiter = whole.waiter;
   first.done = [joiner](absl::StatusOr<TensorMap> r) { joiner->Finish(0, std::move(r)); };
   first.queued = whole.queued;  // the first piece's wait stands for the request's
   tasks_.insert(tasks_.begin() + index, std::move(rest));

@@ -14,6 +14,7 @@
 #ifndef TENSORD_SERVER_BATCHING_BATCH_QUEUE_H_
 #define TENSORD_SERVER_BATCHING_BATCH_QUEUE_H_
 
+#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -39,6 +40,9 @@ struct BatchTask {
   std::function<void(absl::StatusOr<TensorMap>)> done;
   // Receives the time the task waited for its batch, before `done` runs; may be null.
   absl::Duration* queued = nullptr;
+  // The thread waiting for this task in BatchScheduler::Run, if any; it is woken when the task
+  // reaches the front of the queue, to take over the queue's timeout.
+  std::condition_variable* waiter = nullptr;
 };
 
 struct Batch {
@@ -66,6 +70,8 @@ class BatchQueue {
   absl::Time ReadyTime() const;
   absl::Time EarliestDeadline() const;
 
+  // The oldest task, or null when empty.
+  const BatchTask* front() const { return tasks_.empty() ? nullptr : &tasks_.front(); }
   int64_t queued_rows() const { return queued_rows_; }
   size_t size() const { return tasks_.size(); }
   const BatchingOptions& options() const { return options_; }

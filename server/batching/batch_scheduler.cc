@@ -31,16 +31,9 @@ class BatchScheduler::Queue {
   Entry* const entry_;
 };
 
-BatchScheduler::BatchScheduler(int num_threads) {
-  const int n = num_threads > 0 ? num_threads : AvailableCpus();
-  for (int i = 0; i < n; ++i) {
-    threads_.emplace_back([this]() {
-      // Batch timeouts are often a millisecond or less; Linux's default 50 µs timer slack on
-      // this thread's timed waits would be a visible share of that.
-      prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-      Loop();
-    });
-  }
+BatchScheduler::BatchScheduler(int num_threads)
+    : num_threads_(num_threads > 0 ? num_threads : AvailableCpus()) {
+  for (int i = 0; i < num_threads_; ++i) threads_.emplace_back([this]() { Loop(); });
 }
 
 BatchScheduler::~BatchScheduler() {
@@ -70,6 +63,25 @@ void BatchScheduler::Remove(Entry* entry) {
                  entries_.end());
 }
 
+namespace {
+
+// Batch timeouts are often a millisecond or less; Linux's default 50 µs timer slack on a
+// thread's timed waits would be a visible share of that.
+void UsePreciseTimers() {
+  thread_local bool done = false;
+  if (!done) {
+    prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+    done = true;
+  }
+}
+
+// The leader sleeps until this long before its batch's timeout and then spins: waking a
+// thread from an idle CPU costs tens of µs (more in VMs), which a lone request would pay on
+// top of the timeout.
+constexpr absl::Duration kSpinBeforeTimeout = absl::Microseconds(60);
+
+}  // namespace
+
 absl::Status BatchScheduler::Schedule(Queue* queue, BatchTask task) {
   Entry* entry = queue->entry();
   size_t depth = 0;
@@ -83,43 +95,118 @@ absl::Status BatchScheduler::Schedule(Queue* queue, BatchTask task) {
   return absl::OkStatus();
 }
 
+absl::StatusOr<TensorMap> BatchScheduler::Run(Queue* queue, BatchTask task) {
+  UsePreciseTimers();
+  Entry* entry = queue->entry();
+  std::condition_variable wake;
+  std::optional<absl::StatusOr<TensorMap>> answer;  // guarded by mu_
+  task.waiter = &wake;
+  task.done = [this, &wake, &answer](absl::StatusOr<TensorMap> result) {
+    std::lock_guard<std::mutex> lock(mu_);
+    answer = std::move(result);
+    wake.notify_one();  // under mu_: `wake` lives until Run sees the answer
+  };
+
+  std::unique_lock<std::mutex> lock(mu_);
+  if (absl::Status s = entry->queue.Add(std::move(task)); !s.ok()) return s;
+  const size_t depth = entry->queue.size();
+  // Batch threads time only queues whose oldest task has no waiting caller.
+  const bool threads_needed = entry->queue.front()->waiter == nullptr;
+  lock.unlock();
+  if (entry->on_depth) entry->on_depth(depth);
+  if (threads_needed) cv_.notify_one();
+  lock.lock();
+
+  while (!answer) {
+    const absl::Time now = absl::Now();
+    std::vector<BatchTask> expired = entry->queue.TakeExpired(now);
+    std::optional<Batch> batch;
+    if (running_ < num_threads()) batch = entry->queue.TakeReady(now);
+    if (!expired.empty() || batch) {
+      Dispatch(lock, entry, std::move(expired), std::move(batch));
+      continue;
+    }
+    const BatchTask* front = entry->queue.front();
+    const absl::Time until =
+        std::min(entry->queue.ReadyTime(), entry->queue.EarliestDeadline());
+    if (front != nullptr && front->waiter == &wake && until > now) {
+      if (until - now > kSpinBeforeTimeout) {
+        wake.wait_until(lock, absl::ToChronoTime(until - kSpinBeforeTimeout));
+      } else {
+        lock.unlock();
+        std::this_thread::yield();
+        lock.lock();
+      }
+    } else {
+      // Another thread owns the timeout, or every slot is busy: a batch thread takes the
+      // ready batch when a slot frees.
+      wake.wait(lock);
+    }
+  }
+  return *std::move(answer);
+}
+
+void BatchScheduler::WakeFront(const Entry& entry) {
+  const BatchTask* front = entry.queue.front();
+  if (front != nullptr && front->waiter != nullptr) front->waiter->notify_one();
+}
+
+void BatchScheduler::Dispatch(std::unique_lock<std::mutex>& lock, Entry* entry,
+                              std::vector<BatchTask> expired, std::optional<Batch> batch) {
+  WakeFront(*entry);
+  const size_t depth = entry->queue.size();
+  if (batch) ++running_;
+  lock.unlock();
+  if (entry->on_depth) entry->on_depth(depth);
+  for (BatchTask& task : expired) {
+    task.done(absl::DeadlineExceededError(
+        "Deadline exceeded while the request waited in its batch queue"));
+  }
+  if (batch) entry->process(*std::move(batch));
+  lock.lock();
+  if (batch) {
+    --running_;
+    cv_.notify_one();  // a slot is free for a batch that was ready while all were busy
+  }
+}
+
 void BatchScheduler::Loop() {
+  UsePreciseTimers();
   std::unique_lock<std::mutex> lock(mu_);
   while (!stop_) {
     const absl::Time now = absl::Now();
+    // Holds the entry while its requests are answered: its queue may be removed as soon as
+    // the last one is.
+    std::shared_ptr<Entry> entry;
     std::vector<BatchTask> expired;
-    std::shared_ptr<Entry> ready_entry;
     std::optional<Batch> batch;
-    for (const auto& entry : entries_) {
-      for (BatchTask& task : entry->queue.TakeExpired(now)) expired.push_back(std::move(task));
+    for (const auto& e : entries_) {
+      expired = e->queue.TakeExpired(now);
+      if (!expired.empty()) {
+        entry = e;
+        break;
+      }
     }
-    for (size_t i = 0; i < entries_.size() && !batch; ++i) {
+    for (size_t i = 0; !entry && running_ < num_threads() && i < entries_.size(); ++i) {
       const size_t index = (next_ + i) % entries_.size();
       batch = entries_[index]->queue.TakeReady(now);
       if (batch) {
-        ready_entry = entries_[index];
+        entry = entries_[index];
         next_ = index + 1;
       }
     }
-    if (!expired.empty() || batch) {
-      const size_t depth = ready_entry != nullptr ? ready_entry->queue.size() : 0;
-      lock.unlock();
-      for (BatchTask& task : expired) {
-        task.done(absl::DeadlineExceededError(
-            "Deadline exceeded while the request waited in its batch queue"));
-      }
-      if (batch) {
-        if (ready_entry->on_depth) ready_entry->on_depth(depth);
-        ready_entry->process(*std::move(batch));
-      }
-      lock.lock();
+    if (entry) {
+      Dispatch(lock, entry.get(), std::move(expired), std::move(batch));
       continue;
     }
     absl::Time wake = absl::InfiniteFuture();
-    for (const auto& entry : entries_) {
-      wake = std::min({wake, entry->queue.ReadyTime(), entry->queue.EarliestDeadline()});
+    for (const auto& e : entries_) {
+      const BatchTask* front = e->queue.front();
+      if (front == nullptr || front->waiter != nullptr) continue;  // its caller keeps time
+      wake = std::min({wake, e->queue.ReadyTime(), e->queue.EarliestDeadline()});
     }
-    if (wake == absl::InfiniteFuture()) {
+    // A past wake-up time means a ready batch while every slot is busy: wait for a slot.
+    if (wake == absl::InfiniteFuture() || wake <= now) {
       cv_.wait(lock);
     } else {
       cv_.wait_until(lock, absl::ToChronoTime(wake));

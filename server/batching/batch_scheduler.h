@@ -5,6 +5,12 @@
 // such time, not only until the next arrival). Requests whose deadline passes while queued are
 // removed and answered DEADLINE_EXCEEDED without running.
 //
+// Callers that wait for their answer (Run) help instead of sleeping on a hand-off: while its
+// task is the oldest of its queue, the calling thread owns that queue's timeout and runs the
+// batch itself when it is ready (the leader/follower pattern), so a lone request costs no
+// wake-up of a batch thread and no hand-off back. At most num_threads batches run at a time,
+// counting these callers; the batch threads take every other ready batch.
+//
 //   BatchScheduler scheduler(4);
 //   auto queue = scheduler.AddQueue("model m version 1 signature s", options,
 //                                   [](Batch batch) { ... run, then call each task's done ... });
@@ -20,6 +26,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -46,21 +53,34 @@ class BatchScheduler {
   std::shared_ptr<Queue> AddQueue(std::string name, BatchingOptions options, ProcessFn process,
                                   DepthFn on_depth = {});
 
-  // Enqueues `task` (see BatchQueue::Add for the errors).
+  // Enqueues `task` (see BatchQueue::Add for the errors); its `done` is called later on some
+  // batch thread or helping caller.
   absl::Status Schedule(Queue* queue, BatchTask task);
 
-  int num_threads() const { return static_cast<int>(threads_.size()); }
+  // Enqueues `task` and returns its answer, running ready batches of `queue` on the calling
+  // thread while it waits (see above). `task.done` and `task.waiter` are set here.
+  absl::StatusOr<TensorMap> Run(Queue* queue, BatchTask task);
+
+  int num_threads() const { return num_threads_; }
 
  private:
   struct Entry;
   void Remove(Entry* entry);
   void Loop();
+  // Wakes the caller waiting for the new oldest task of `entry`, if any (under mu_).
+  static void WakeFront(const Entry& entry);
+  // Answers expired tasks, reports the depth and runs the batch, then returns its slot (all
+  // without mu_, which `lock` holds on entry and on return).
+  void Dispatch(std::unique_lock<std::mutex>& lock, Entry* entry, std::vector<BatchTask> expired,
+                std::optional<Batch> batch);
 
+  const int num_threads_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::vector<std::shared_ptr<Entry>> entries_;  // guarded by mu_
   size_t next_ = 0;                              // round-robin start, guarded by mu_
   bool stop_ = false;                            // guarded by mu_
+  int running_ = 0;                              // batches being processed, guarded by mu_
   std::vector<std::thread> threads_;
 };
 

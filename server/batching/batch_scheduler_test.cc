@@ -4,6 +4,8 @@
 
 #include <atomic>
 #include <future>
+#include <thread>
+#include <vector>
 
 #include "absl/time/clock.h"
 
@@ -67,6 +69,49 @@ TEST(BatchSchedulerTest, TimeoutClosesAPartialBatch) {
   EXPECT_GE(absl::Now() - start, absl::Milliseconds(50));  // waited for the timer
   EXPECT_EQ(batches.load(), 1);
   EXPECT_EQ(largest.load(), 2);
+}
+
+BatchTask RunTask(float value) {
+  Pending unused;
+  BatchTask task = Task(value, &unused);
+  task.done = nullptr;  // Run sets its own
+  return task;
+}
+
+TEST(BatchSchedulerTest, RunExecutesALoneRequestOnTheCallingThread) {
+  BatchScheduler scheduler(2);
+  std::thread::id ran_on;
+  auto queue = scheduler.AddQueue("q", Options(8, absl::Milliseconds(20)), [&](Batch b) {
+    ran_on = std::this_thread::get_id();
+    for (BatchTask& task : b.tasks) task.done(task.inputs);
+  });
+  const absl::Time start = absl::Now();
+  absl::StatusOr<TensorMap> out = scheduler.Run(queue.get(), RunTask(3));
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(out->at("x").data<float>()[0], 3);
+  EXPECT_GE(absl::Now() - start, absl::Milliseconds(20));  // the timeout still applies
+  EXPECT_EQ(ran_on, std::this_thread::get_id());
+}
+
+TEST(BatchSchedulerTest, ConcurrentRunsShareBatchesAndEachGetsItsOwnAnswer) {
+  BatchScheduler scheduler(1);
+  std::atomic<int> batches{0}, largest{0};
+  auto queue = scheduler.AddQueue("q", Options(4, absl::Milliseconds(5)),
+                                  [&](Batch b) { Echo(std::move(b), &batches, &largest); });
+  constexpr int kCallers = 12;
+  std::vector<std::thread> callers;
+  std::vector<absl::StatusOr<TensorMap>> answers(kCallers);
+  for (int i = 0; i < kCallers; ++i) {
+    callers.emplace_back([&, i] { answers[i] = scheduler.Run(queue.get(), RunTask(i)); });
+  }
+  for (std::thread& t : callers) t.join();
+  for (int i = 0; i < kCallers; ++i) {
+    ASSERT_TRUE(answers[i].ok()) << answers[i].status();
+    EXPECT_EQ(answers[i]->at("x").data<float>()[0], i);
+  }
+  EXPECT_LT(batches.load(), kCallers);
+  EXPECT_LE(largest.load(), 4);
+  EXPECT_GT(largest.load(), 1);
 }
 
 TEST(BatchSchedulerTest, FullBatchRunsWithoutWaitingAndFailuresStayInTheirBatch) {

@@ -1,12 +1,10 @@
 #include "server/batching/batching_runner.h"
 
 #include <algorithm>
-#include <future>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
-#include "runtime/util/status_macros.h"
 
 namespace tensord {
 namespace {
@@ -67,18 +65,14 @@ absl::StatusOr<std::map<std::string, Tensor>> BatchingRunner::Run(
     return bundle_->RunSignature(signature_key, inputs, output_filter, run_options);
   }
 
-  std::promise<absl::StatusOr<TensorMap>> promise;
-  std::future<absl::StatusOr<TensorMap>> result = promise.get_future();
   BatchTask task;
   task.inputs = inputs;
   task.rows = *rows;
   task.enqueued = absl::Now();
   if (run_options.cancellation != nullptr) task.deadline = run_options.cancellation->deadline();
-  task.done = [&promise](absl::StatusOr<TensorMap> r) { promise.set_value(std::move(r)); };
   task.queued = stats != nullptr ? &stats->queued : nullptr;
   if (metrics_ != nullptr) metrics_->batching_input_batch_size->Observe({}, *rows);
-  TENSORD_RETURN_IF_ERROR(scheduler_->Schedule(QueueFor(key), std::move(task)));
-  return result.get();
+  return scheduler_->Run(QueueFor(key), std::move(task));
 }
 
 void BatchingRunner::RunAlone(const Key& key, Batch batch) const {

@@ -15,6 +15,7 @@ import argparse
 import datetime
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -81,10 +82,12 @@ class Process:
         self.log.close()
 
 
-def bench(port, model, levels, interval_ms, extra, metrics_url=None):
+def bench(port, model, levels, interval_ms, extra, metrics_url=None, rate=None):
+    """Closed loop at each concurrency in `levels`, or open loop at `rate` requests/s."""
     out = tempfile.NamedTemporaryFile(suffix=".json", delete=False).name
-    argv = [TENSORCTL, "bench", "--server", "127.0.0.1:%d" % port, "--model", model,
-            "--concurrency_range", ",".join(map(str, levels)),
+    load = (["--request_rate", "%.1f" % rate, "--max_threads", "1"] if rate else
+            ["--concurrency_range", ",".join(map(str, levels))])
+    argv = [TENSORCTL, "bench", "--server", "127.0.0.1:%d" % port, "--model", model] + load + [
             "--measurement_interval_ms", str(interval_ms), "--max_trials", "5",
             "--warmup_requests", "20", "--json", out] + extra
     if metrics_url:
@@ -110,6 +113,12 @@ def run_tensord(model, base, params, tmp):
     return server, port, "http://127.0.0.1:%d/monitoring/prometheus/metrics" % rest
 
 
+def timeout_ms(params):
+    """batch_timeout_micros of a BatchingParameters text, in ms."""
+    match = re.search(r"batch_timeout_micros\s*{\s*value:\s*(\d+)", params)
+    return int(match.group(1)) / 1000.0 if match else 0.0
+
+
 def fmt(x, digits=1):
     return "-" if x is None else ("%.*f" % (digits, x))
 
@@ -131,6 +140,14 @@ def main():
              "in ms; server times are per request from /metrics (compute = graph run, queue = "
              "wait for a batch)." % args.interval_ms, ""]
     summary = []
+    # The concurrency-1 latency goal: p99 with batching <= (p99 without + batch timeout) x 1.1,
+    # checked closed loop (back-to-back requests) and paced (a lone request every few ms).
+    goal = ["### Concurrency-1 latency goal", "",
+            "p99 with batching ≤ (p99 without + batch_timeout) × 1.1. *Closed loop* sends the "
+            "next request as soon as the answer arrives; *paced* sends one request every "
+            "2 × (p50 without batching + timeout), so the machine idles between requests in both "
+            "runs being compared.", "",
+            "| model | batching | load | p99 off | p99 on | limit | |", "|---|---|---|---|---|---|---|"]
     with tempfile.TemporaryDirectory() as tmp:
         for model in args.models:
             base, extra, configs = MODELS[model]
@@ -149,6 +166,26 @@ def main():
                 finally:
                     server.stop()
                 results[label] = rows
+                c1 = next(r for r in rows if r["concurrency"] == 1)
+                if params is not None and timeout_ms(params) > 0:
+                    off_c1 = next(r for r in results["off"] if r["concurrency"] == 1)
+                    rate = 1000.0 / (2 * (off_c1["latency_p50_ms"] + timeout_ms(params)))
+                    paced = {}
+                    for paced_label, paced_params in (("off", None), (label, params)):
+                        server, port, _ = run_tensord(model, base, paced_params, tmp)
+                        try:
+                            paced[paced_label] = bench(port, model, None, args.interval_ms, extra,
+                                                       rate=rate)[0]
+                        finally:
+                            server.stop()
+                    for load, off_row, on_row in (
+                            ("closed loop", off_c1, c1),
+                            ("paced %.0f/s" % rate, paced["off"], paced[label])):
+                        limit = (off_row["latency_p99_ms"] + timeout_ms(params)) * 1.1
+                        goal.append("| %s | %s | %s | %.2f | %.2f | %.2f | %s |" % (
+                            model, label, load, off_row["latency_p99_ms"],
+                            on_row["latency_p99_ms"], limit,
+                            "met" if on_row["latency_p99_ms"] <= limit else "**missed**"))
                 for row in rows:
                     lines.append("| %s | %d | %s | %s | %s | %s | %s | %s |" % (
                         label, row["concurrency"], fmt(row["throughput_infer_per_s"]),
@@ -193,6 +230,7 @@ def main():
                       "", "tensord reaches **%.2f** of the empty handler's QPS (goal ≥ 0.8)."
                       % ratio, ""]
 
+    lines += goal + [""]
     lines += ["### Batching on ÷ off", "",
               "| model | batching | conc. | throughput ratio | p99 ratio |", "|---|---|---|---|---|"]
     lines += summary + [""]
