@@ -39,11 +39,12 @@ inline constexpr DataType kAllValueTypes[] = {
     DT_FLOAT, DT_DOUBLE, DT_HALF,   DT_BFLOAT16, DT_INT8, DT_INT16,  DT_INT32,     DT_INT64,
     DT_UINT8, DT_UINT16, DT_UINT32, DT_UINT64,   DT_BOOL, DT_STRING, DT_COMPLEX64, DT_COMPLEX128};
 
-// kAllValueTypes plus DT_RESOURCE, for pure pass-through ops (Identity).
-inline constexpr DataType kAllTypesWithResource[] = {
-    DT_FLOAT, DT_DOUBLE, DT_HALF,      DT_BFLOAT16,   DT_INT8,    DT_INT16,
-    DT_INT32, DT_INT64,  DT_UINT8,     DT_UINT16,     DT_UINT32,  DT_UINT64,
-    DT_BOOL,  DT_STRING, DT_COMPLEX64, DT_COMPLEX128, DT_RESOURCE};
+// kAllValueTypes plus resource handles and variants (TensorLists), for pure pass-through ops
+// (Identity).
+inline constexpr DataType kPassThroughTypes[] = {
+    DT_FLOAT, DT_DOUBLE, DT_HALF,      DT_BFLOAT16,   DT_INT8,     DT_INT16,
+    DT_INT32, DT_INT64,  DT_UINT8,     DT_UINT16,     DT_UINT32,   DT_UINT64,
+    DT_BOOL,  DT_STRING, DT_COMPLEX64, DT_COMPLEX128, DT_RESOURCE, DT_VARIANT};
 
 // Numbers and bool (no strings): ops that need a typed value such as 1 or != 0.
 inline constexpr DataType kNumericAndBoolTypes[] = {

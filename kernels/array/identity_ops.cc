@@ -8,7 +8,7 @@ namespace tensord {
 namespace {
 
 using array::CpuDef;
-using array::kAllTypesWithResource;
+using array::kPassThroughTypes;
 using array::kAllValueTypes;
 
 // Forwards every input to the output of the same index.
@@ -50,7 +50,7 @@ class EnsureShapeOp : public OpKernel {
   PartialShape shape_;
 };
 
-TENSORD_REGISTER_KERNEL_FOR_TYPES(CpuDef("Identity"), "T", kAllTypesWithResource, ForwardInputsOp);
+TENSORD_REGISTER_KERNEL_FOR_TYPES(CpuDef("Identity"), "T", kPassThroughTypes, ForwardInputsOp);
 TENSORD_REGISTER_KERNEL_FOR_TYPES(CpuDef("Snapshot"), "T", kAllValueTypes, ForwardInputsOp);
 TENSORD_REGISTER_KERNEL_FOR_TYPES(CpuDef("StopGradient"), "T", kAllValueTypes, ForwardInputsOp);
 TENSORD_REGISTER_KERNEL_FOR_TYPES(CpuDef("PreventGradient"), "T", kAllValueTypes, ForwardInputsOp);

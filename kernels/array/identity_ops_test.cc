@@ -1,6 +1,9 @@
+#include <memory>
+
 #include "gtest/gtest.h"
 #include "kernels/array/array_test_util.h"
 #include "runtime/framework/resource.h"
+#include "runtime/framework/variant.h"
 
 namespace tensord {
 namespace testing {
@@ -27,6 +30,16 @@ TEST(IdentityOpsTest, IdentityForwardsResourceHandles) {
   Tensor y = RunOne(NodeBuilder("Identity").Attr("T", DT_RESOURCE).Build(), {handle});
   ASSERT_EQ(y.dtype(), DT_RESOURCE);
   EXPECT_EQ(y.scalar<ResourceHandle>().name(), "v");
+}
+
+TEST(IdentityOpsTest, IdentityForwardsVariants) {
+  Tensor list(DT_VARIANT, TensorShape{});
+  list.scalar<Variant>() = Variant(std::make_shared<const int>(42));
+  Tensor y = RunOne(NodeBuilder("Identity").Attr("T", DT_VARIANT).Build(), {list});
+  ASSERT_EQ(y.dtype(), DT_VARIANT);
+  ASSERT_NE(y.scalar<Variant>().get<int>(), nullptr);
+  EXPECT_EQ(*y.scalar<Variant>().get<int>(), 42);
+  EXPECT_EQ(y.scalar<Variant>().get<float>(), nullptr);
 }
 
 TEST(IdentityOpsTest, IdentityNForwardsAllInputs) {

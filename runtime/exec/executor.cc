@@ -275,6 +275,8 @@ absl::Status ExecutionPlan::Compute(const Node& node, Frame* frame,
   params.num_outputs = node.num_outputs;
   params.resource_mgr = env.resource_mgr;
   params.eigen_cpu_device = &env.cpu->eigen_device();
+  params.execution_env = &env;
+  params.cancellation = frame->cancellation;
   for (int i = 0; i < num_inputs; ++i) {
     const Entry& entry = frame->slots[node.input_slots[i]];
     if (entry.ref != nullptr) {

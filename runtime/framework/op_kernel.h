@@ -35,6 +35,9 @@
 
 namespace tensord {
 
+class CancellationToken;
+struct ExecutionEnv;  // runtime/exec/executor.h
+
 // What a kernel may read while it is constructed: its NodeDef (attrs already completed with
 // defaults) and the device it runs on. Attribute errors are recorded with SetError and reported
 // by the registry after construction, naming the node.
@@ -88,6 +91,10 @@ class OpKernelContext {
     int num_outputs = 0;
     ResourceMgr* resource_mgr = nullptr;
     const Eigen::ThreadPoolDevice* eigen_cpu_device = nullptr;
+    // The run's services and cancellation, for kernels that run graphs of their own (control
+    // flow). Either may be null.
+    const ExecutionEnv* execution_env = nullptr;
+    const CancellationToken* cancellation = nullptr;
   };
   explicit OpKernelContext(Params params);
 
@@ -111,6 +118,8 @@ class OpKernelContext {
 
   ResourceMgr* resource_mgr() const { return params_.resource_mgr; }
   const Eigen::ThreadPoolDevice& eigen_cpu_device() const { return *params_.eigen_cpu_device; }
+  const ExecutionEnv* execution_env() const { return params_.execution_env; }
+  const CancellationToken* cancellation() const { return params_.cancellation; }
 
   // Shorthand for errors that name the node: "<node>: <message>".
   absl::Status InvalidArgument(absl::string_view message) const;

@@ -8,14 +8,27 @@
 #include "absl/strings/str_join.h"
 #include "runtime/framework/host_allocator.h"
 #include "runtime/framework/resource.h"
+#include "runtime/framework/variant.h"
 
 namespace tensord {
 namespace {
 
+// Calls fn(T{}) for the dtypes whose elements are C++ objects with constructors and
+// destructors; false for plain numbers.
+template <typename Fn>
+bool DispatchObject(DataType dtype, Fn&& fn) {
+  switch (dtype) {
+    case DT_STRING: fn(std::string()); return true;
+    case DT_RESOURCE: fn(ResourceHandle()); return true;
+    case DT_VARIANT: fn(Variant()); return true;
+    default: return false;
+  }
+}
+
 size_t ElementSize(DataType dtype) {
-  if (dtype == DT_STRING) return sizeof(std::string);
-  if (dtype == DT_RESOURCE) return sizeof(ResourceHandle);
-  return DataTypeSize(dtype);
+  size_t size = DataTypeSize(dtype);
+  DispatchObject(dtype, [&](auto tag) { size = sizeof(tag); });
+  return size;
 }
 
 // Host memory, 64-byte aligned for vectorised kernels; constructs non-trivial elements.
@@ -26,26 +39,19 @@ class HostBuffer : public TensorBuffer {
     size_t capacity = 0;
     void* data = HostAllocator::Global().Allocate(bytes, &capacity);
     if (data == nullptr) throw std::bad_alloc();
-    if (dtype == DT_STRING) {
-      auto* s = static_cast<std::string*>(data);
-      for (int64_t i = 0; i < n; ++i) new (s + i) std::string();
-    } else if (dtype == DT_RESOURCE) {
-      auto* r = static_cast<ResourceHandle*>(data);
-      for (int64_t i = 0; i < n; ++i) new (r + i) ResourceHandle();
-    } else {
-      std::memset(data, 0, bytes);
-    }
+    const bool objects = DispatchObject(dtype, [&](auto tag) {
+      using T = decltype(tag);
+      for (int64_t i = 0; i < n; ++i) new (static_cast<T*>(data) + i) T();
+    });
+    if (!objects) std::memset(data, 0, bytes);
     return std::shared_ptr<HostBuffer>(new HostBuffer(data, bytes, capacity, dtype, n));
   }
 
   ~HostBuffer() override {
-    if (dtype_ == DT_STRING) {
-      auto* s = static_cast<std::string*>(data());
-      for (int64_t i = 0; i < n_; ++i) s[i].~basic_string();
-    } else if (dtype_ == DT_RESOURCE) {
-      auto* r = static_cast<ResourceHandle*>(data());
-      for (int64_t i = 0; i < n_; ++i) r[i].~ResourceHandle();
-    }
+    DispatchObject(dtype_, [&](auto tag) {
+      using T = decltype(tag);
+      for (int64_t i = 0; i < n_; ++i) (static_cast<T*>(data()) + i)->~T();
+    });
     HostAllocator::Global().Deallocate(data(), capacity_);
   }
 
@@ -102,11 +108,11 @@ Tensor Tensor::DeepCopy() const {
   if (!IsInitialized()) return Tensor();
   Tensor out(dtype_, shape_);
   const int64_t n = NumElements();
-  if (dtype_ == DT_STRING) {
-    for (int64_t i = 0; i < n; ++i) out.data<std::string>()[i] = data<std::string>()[i];
-  } else if (dtype_ == DT_RESOURCE) {
-    for (int64_t i = 0; i < n; ++i) out.data<ResourceHandle>()[i] = data<ResourceHandle>()[i];
-  } else if (n > 0) {
+  const bool objects = DispatchObject(dtype_, [&](auto tag) {
+    using T = decltype(tag);
+    std::copy(data<T>(), data<T>() + n, out.data<T>());
+  });
+  if (!objects && n > 0) {
     std::memcpy(out.raw_data(), raw_data(), TotalBytes());
   }
   return out;
@@ -122,6 +128,8 @@ std::string Tensor::DebugString(int max_entries) const {
         values.push_back(absl::StrCat("\"", data<std::string>()[i], "\""));
       } else if (dtype_ == DT_RESOURCE) {
         values.push_back(data<ResourceHandle>()[i].name());
+      } else if (dtype_ == DT_VARIANT) {
+        values.push_back(data<Variant>()[i].empty() ? "<empty variant>" : "<variant>");
       } else {
         DispatchNumeric(dtype_, [&](auto tag) {
           using T = decltype(tag);

@@ -146,7 +146,7 @@ absl::Status ParseStringContent(const std::string& content, Tensor* t) {
 
 absl::StatusOr<Tensor> TensorFromProto(const TensorProto& proto) {
   const DataType dtype = proto.dtype();
-  if (!IsSupportedTensorType(dtype) || dtype == DT_RESOURCE) {
+  if (!IsSupportedTensorType(dtype) || dtype == DT_RESOURCE || dtype == DT_VARIANT) {
     return absl::InvalidArgumentError(
         absl::StrCat("unsupported tensor dtype ", DataTypeString(dtype)));
   }

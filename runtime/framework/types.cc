@@ -35,7 +35,8 @@ int DataTypeSize(DataType dtype) {
 }
 
 bool IsSupportedTensorType(DataType dtype) {
-  return DataTypeSize(dtype) > 0 || dtype == DT_STRING || dtype == DT_RESOURCE;
+  return DataTypeSize(dtype) > 0 || dtype == DT_STRING || dtype == DT_RESOURCE ||
+         dtype == DT_VARIANT;
 }
 
 // Reference dtypes are the base value plus 100 (types.proto).

@@ -2,7 +2,7 @@
 // wire enum tensorflow::DataType (protos/tensorflow/types.proto).
 //
 // Element types: float, double, Eigen::half, Eigen::bfloat16, every integer width, bool,
-// std::string (DT_STRING) and ResourceHandle (DT_RESOURCE). Reference dtypes (DT_FLOAT_REF, ...)
+// std::string (DT_STRING), ResourceHandle (DT_RESOURCE) and Variant (DT_VARIANT). Reference dtypes (DT_FLOAT_REF, ...)
 // only describe graph edges; tensors never carry them (see BaseType).
 #ifndef TENSORD_RUNTIME_FRAMEWORK_TYPES_H_
 #define TENSORD_RUNTIME_FRAMEWORK_TYPES_H_
@@ -38,6 +38,7 @@ using ::tensorflow::DT_UINT8;
 using ::tensorflow::DT_VARIANT;
 
 class ResourceHandle;
+class Variant;
 
 // "float", "int32", "string", "float_ref", ... (TensorFlow's spelling).
 std::string DataTypeString(DataType dtype);
@@ -46,7 +47,7 @@ std::string DataTypeString(DataType dtype);
 // (string, resource, variant) and for unsupported ones.
 int DataTypeSize(DataType dtype);
 
-// True for dtypes a Tensor can hold (numbers, bool, string, resource).
+// True for dtypes a Tensor can hold (numbers, bool, string, resource, variant).
 bool IsSupportedTensorType(DataType dtype);
 
 bool IsRefType(DataType dtype);
@@ -80,6 +81,7 @@ TENSORD_MATCH_TYPE_AND_ENUM(std::complex<float>, DT_COMPLEX64);
 TENSORD_MATCH_TYPE_AND_ENUM(std::complex<double>, DT_COMPLEX128);
 TENSORD_MATCH_TYPE_AND_ENUM(std::string, DT_STRING);
 TENSORD_MATCH_TYPE_AND_ENUM(ResourceHandle, DT_RESOURCE);
+TENSORD_MATCH_TYPE_AND_ENUM(Variant, DT_VARIANT);
 
 #undef TENSORD_MATCH_TYPE_AND_ENUM
 

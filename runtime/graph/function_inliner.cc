@@ -1,6 +1,7 @@
 #include "runtime/graph/function_inliner.h"
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,11 @@ class Inliner {
 
   absl::Status Emit(NodeDef node, int depth) {
     ops_.AddDefaultAttrs(&node);
+    if (IsFunctionalControlFlow(node)) {
+      TENSORD_RETURN_IF_ERROR(AttachFlatFunctions(&node, depth));
+      *out_->add_node() = std::move(node);
+      return absl::OkStatus();
+    }
     if (!IsFunctionCall(node, ops_)) {
       *out_->add_node() = std::move(node);
       return absl::OkStatus();
@@ -41,6 +47,60 @@ class Inliner {
   }
 
  private:
+  // Stores the flattened graph of every function the control-flow node names.
+  absl::Status AttachFlatFunctions(NodeDef* node, int depth) {
+    std::vector<std::pair<std::string, ::tensorflow::AttrValue>> flat;
+    for (const auto& [name, value] : node->attr()) {
+      ::tensorflow::AttrValue graphs;
+      if (value.has_func()) {
+        TENSORD_ASSIGN_OR_RETURN(std::string g, Flatten(value.func().name(), *node, depth));
+        graphs.set_s(std::move(g));
+      } else if (value.has_list() && value.list().func_size() > 0) {
+        for (const auto& f : value.list().func()) {
+          TENSORD_ASSIGN_OR_RETURN(std::string g, Flatten(f.name(), *node, depth));
+          graphs.mutable_list()->add_s(std::move(g));
+        }
+      } else {
+        continue;
+      }
+      flat.emplace_back(FlatFunctionAttr(name), std::move(graphs));
+    }
+    for (auto& [name, value] : flat) (*node->mutable_attr())[name] = std::move(value);
+    return absl::OkStatus();
+  }
+
+  // One function as a graph of its own (see FunctionArgName), serialized.
+  absl::StatusOr<std::string> Flatten(const std::string& fname, const NodeDef& user, int depth) {
+    const FunctionDef* fn = ops_.FindFunction(fname);
+    if (fn == nullptr) {
+      return absl::NotFoundError(absl::StrCat("function '", fname, "' used by node '",
+                                              user.name(), "' is not in the graph's library"));
+    }
+    GraphDef graph;
+    Inliner inliner(ops_, &graph);
+    NodeDef call;
+    call.set_name(FunctionCallName());
+    call.set_op("PartitionedCall");
+    (*call.mutable_attr())["f"].mutable_func()->set_name(fname);
+    for (int i = 0; i < fn->signature().input_arg_size(); ++i) {
+      const auto& arg = fn->signature().input_arg(i);
+      if (!arg.type_attr().empty() || !arg.number_attr().empty() ||
+          !arg.type_list_attr().empty()) {
+        return absl::UnimplementedError(absl::StrCat(
+            "function '", fname, "' used by node '", user.name(),
+            "' has a polymorphic argument '", arg.name(), "'"));
+      }
+      NodeDef placeholder;
+      placeholder.set_name(FunctionArgName(i));
+      placeholder.set_op("Placeholder");
+      (*placeholder.mutable_attr())["dtype"].set_type(arg.type());
+      call.add_input(placeholder.name());
+      TENSORD_RETURN_IF_ERROR(inliner.Emit(std::move(placeholder), depth + 1));
+    }
+    TENSORD_RETURN_IF_ERROR(inliner.Emit(std::move(call), depth + 1));
+    return graph.SerializeAsString();
+  }
+
   absl::Status Inline(const NodeDef& call, int depth) {
     if (depth > kMaxCallDepth) {
       return absl::InvalidArgumentError(
@@ -158,6 +218,21 @@ class Inliner {
 };
 
 }  // namespace
+
+bool IsFunctionalControlFlow(const NodeDef& node) {
+  static const auto* const kOps = new std::set<std::string>{
+      "If", "StatelessIf", "While", "StatelessWhile", "Case", "StatelessCase"};
+  return kOps->count(node.op()) > 0;
+}
+
+std::string FunctionArgName(int index) { return absl::StrCat("_arg_", index); }
+
+const std::string& FunctionCallName() {
+  static const auto* const kName = new std::string("_fn");
+  return *kName;
+}
+
+std::string FlatFunctionAttr(const std::string& attr) { return "_flat_" + attr; }
 
 bool IsFunctionCall(const NodeDef& node, const OpRegistry& ops) {
   if (CalledFunctionName(node) != nullptr) return true;

@@ -10,8 +10,17 @@
 //
 // Only calls reachable from the top-level graph are expanded, so unsupported ops in unused
 // library functions never matter. Default attrs are filled on every node.
+//
+// Functional control flow (If, While, Case and their Stateless forms) stays a node: running a
+// function zero, one or many times is its kernel's job. Each function such a node names is
+// flattened into a graph of its own — argument i is the output of the Placeholder
+// FunctionArgName(i), result i is "FunctionCallName():i", and running node FunctionCallName()
+// runs the function's side effects — and stored, serialized, in the node's attr
+// FlatFunctionAttr(<function attr>) (a list for Case's `branches`).
 #ifndef TENSORD_RUNTIME_GRAPH_FUNCTION_INLINER_H_
 #define TENSORD_RUNTIME_GRAPH_FUNCTION_INLINER_H_
+
+#include <string>
 
 #include "absl/status/statusor.h"
 #include "protos/tensorflow/graph.pb.h"
@@ -24,6 +33,15 @@ absl::StatusOr<::tensorflow::GraphDef> InlineFunctions(const ::tensorflow::Graph
 
 // True for nodes that call a library function.
 bool IsFunctionCall(const ::tensorflow::NodeDef& node, const OpRegistry& ops);
+
+// True for If, While, Case and their Stateless forms.
+bool IsFunctionalControlFlow(const ::tensorflow::NodeDef& node);
+
+// Names in a flattened function graph (see above).
+std::string FunctionArgName(int index);
+const std::string& FunctionCallName();
+// The attr holding the flattened graph(s) of function attr `attr` ("body" -> "_flat_body").
+std::string FlatFunctionAttr(const std::string& attr);
 
 }  // namespace tensord
 

@@ -145,5 +145,46 @@ TEST(FunctionInlinerTest, MissingFunctionAndBadReferencesAreErrors) {
   EXPECT_NE(flat.status().message().find("takes 1"), std::string::npos) << flat.status();
 }
 
+TEST(FunctionInlinerTest, ControlFlowKeepsItsNodeAndCarriesFlattenedFunctions) {
+  OpRegistry ops(Parse<OpList>(kOps), Parse<FunctionDefLibrary>(kLibrary));
+  GraphDef graph = Parse<GraphDef>(R"pb(
+    node { name: "input" op: "Placeholder" }
+    node { name: "pick" op: "StatelessCase" input: "i" input: "input"
+           attr { key: "branches" value { list { func { name: "outer" } func { name: "inner" } } } } }
+    node { name: "loop" op: "While" input: "input"
+           attr { key: "cond" value { func { name: "outer" } } }
+           attr { key: "body" value { func { name: "gone" } } } }
+  )pb");
+  // A missing function is an error naming the node that uses it.
+  auto missing = InlineFunctions(graph, ops);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("'loop'"), std::string::npos) << missing.status();
+
+  graph.mutable_node(2)->mutable_attr()->at("body").mutable_func()->set_name("outer");
+  auto flat = InlineFunctions(graph, ops);
+  ASSERT_TRUE(flat.ok()) << flat.status();
+  auto nodes = ByName(*flat);
+  ASSERT_EQ(nodes["loop"].op(), "While");
+  EXPECT_EQ(nodes["loop"].input(0), "input");
+
+  GraphDef body;
+  ASSERT_TRUE(body.ParseFromString(nodes["loop"].attr().at(FlatFunctionAttr("body")).s()));
+  auto body_nodes = ByName(body);
+  EXPECT_EQ(body_nodes[FunctionArgName(0)].op(), "Placeholder");
+  EXPECT_EQ(body_nodes[FunctionArgName(0)].attr().at("dtype").type(), ::tensorflow::DT_FLOAT);
+  // The function is inlined inside its own graph: nested calls and control outputs included.
+  EXPECT_EQ(body_nodes[FunctionCallName()].op(), "IdentityN");
+  EXPECT_EQ(body_nodes[FunctionCallName()].input(0), "_fn/mul:0");
+  EXPECT_EQ(body_nodes[FunctionCallName()].input(1), "^_fn/effect");
+  EXPECT_EQ(body_nodes["_fn/mul"].input(1), FunctionArgName(0));
+  EXPECT_TRUE(body_nodes.count("_fn/call/split"));
+
+  const auto& branches = nodes["pick"].attr().at(FlatFunctionAttr("branches"));
+  ASSERT_EQ(branches.list().s_size(), 2);
+  GraphDef second;
+  ASSERT_TRUE(second.ParseFromString(branches.list().s(1)));
+  EXPECT_EQ(ByName(second)[FunctionCallName()].input_size(), 2);  // inner returns two values
+}
+
 }  // namespace
 }  // namespace tensord

@@ -1,6 +1,7 @@
 #include "runtime/graph/op_registry.h"
 
 #include "absl/strings/str_cat.h"
+#include "runtime/graph/builtin_op_defs.h"
 
 namespace tensord {
 
@@ -18,7 +19,7 @@ OpRegistry::OpRegistry(const ::tensorflow::OpList& ops,
 
 const OpDef* OpRegistry::Find(const std::string& op) const {
   auto it = ops_.find(op);
-  return it == ops_.end() ? nullptr : &it->second;
+  return it == ops_.end() ? FindBuiltinOpDef(op) : &it->second;
 }
 
 const ::tensorflow::FunctionDef* OpRegistry::FindFunction(const std::string& name) const {

@@ -21,7 +21,8 @@ class OpRegistry {
  public:
   OpRegistry(const ::tensorflow::OpList& ops, const ::tensorflow::FunctionDefLibrary& library);
 
-  // The OpDef of `op`, or null when unknown.
+  // The OpDef of `op` (the model's, else a built-in one; see builtin_op_defs.h), or null when
+  // unknown.
   const ::tensorflow::OpDef* Find(const std::string& op) const;
   const ::tensorflow::FunctionDef* FindFunction(const std::string& name) const;
 

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/framework/kernel_registry.h"
 #include "runtime/framework/tensor_proto.h"
+#include "runtime/graph/function_inliner.h"
 #include "runtime/graph/tensor_name.h"
 #include "runtime/util/status_macros.h"
 
@@ -34,6 +35,25 @@ bool NeverFold(const NodeDef& node) {
       "Placeholder", "PlaceholderWithDefault", "Const", "NoOp", "VarHandleOp", "VariableV2",
       "Variable", "_Constant"};
   return ops->count(node.op()) > 0;
+}
+
+// True when a function of the control-flow node (or of one nested in it) writes a variable
+// or table it was passed.
+bool FunctionsWriteState(const NodeDef& node) {
+  for (const auto& [name, value] : node.attr()) {
+    if (name.rfind(FlatFunctionAttr(""), 0) != 0) continue;
+    std::vector<std::string> graphs(value.list().s().begin(), value.list().s().end());
+    if (!value.has_list()) graphs.push_back(value.s());
+    for (const std::string& bytes : graphs) {
+      GraphDef graph;
+      if (!graph.ParseFromString(bytes)) return true;  // unknown: keep the variables live
+      for (const NodeDef& inner : graph.node()) {
+        if (WriterOps().count(inner.op())) return true;
+        if (IsFunctionalControlFlow(inner) && FunctionsWriteState(inner)) return true;
+      }
+    }
+  }
+  return false;
 }
 
 class Optimizer {
@@ -103,6 +123,15 @@ class Optimizer {
       const NodeDef* node = Find(name);
       if (WriterOps().count(node->op()) && node->input_size() > 0) {
         if (const NodeDef* var = Source(node->input(0))) written_.insert(var->name());
+      }
+      // A loop or branch that writes state may write any variable passed to it.
+      if (IsFunctionalControlFlow(*node) && FunctionsWriteState(*node)) {
+        for (const std::string& in : node->input()) {
+          const NodeDef* var = Source(in);
+          if (var != nullptr && (var->op() == "VarHandleOp" || var->op() == "VariableV2")) {
+            written_.insert(var->name());
+          }
+        }
       }
       auto reg = KernelRegistry::Global().Find(*node, DeviceType::kCpu);
       if (!reg.ok()) continue;

@@ -51,6 +51,8 @@ SMALL_MODELS = [
     "keras_preprocessing",
     "keras_transformer",
     "keras_text_cnn",
+    "keras_rnn",
+    "tf2_control_flow",
 ]
 LARGE_MODELS = [
     # Keras 3's model.export stores every variable twice in the checkpoint
@@ -288,6 +290,109 @@ def build_keras_text_cnn(export_dir, full_size):
     keras.Model(tokens, out).export(export_dir, format="tf_saved_model", verbose=False)
     rng = _rng()
     return [Case("serving_default", {"tokens": rng.randint(0, 40, (4, 12)).astype("int32")})]
+
+
+def build_keras_rnn(export_dir, full_size):
+    """Recurrent layers as Keras 3 exports them (While loops over TensorLists): LSTM, GRU, a
+    bidirectional LSTM and a stacked LSTM -> GRU, with a padding mask on one branch."""
+    import keras
+    _keras_seed()
+    layers = keras.layers
+    seq, width = 7, 5
+    x = keras.Input(shape=(seq, width), name="sequence")
+    lstm = layers.LSTM(6, name="lstm")(x)
+    gru = layers.GRU(4, name="gru")(x)
+    bidi = layers.Bidirectional(layers.LSTM(3), name="bidi")(x)
+    stacked = layers.LSTM(4, return_sequences=True, name="stack1")(x)
+    stacked = layers.GRU(3, name="stack2")(stacked)
+    tokens = keras.Input(shape=(seq,), dtype="int32", name="tokens")
+    # mask_zero: token 0 is padding, so the loop keeps the last state through masked steps.
+    masked = layers.Embedding(20, 4, mask_zero=True, name="embedding")(tokens)
+    masked = layers.GRU(3, name="masked_gru")(masked)
+    out = layers.Concatenate(name="features")([lstm, gru, bidi, stacked, masked])
+    keras.Model([x, tokens], out).export(export_dir, format="tf_saved_model", verbose=False)
+    rng = _rng()
+    padded = rng.randint(1, 20, (3, seq)).astype("int32")
+    padded[0, 4:] = 0
+    padded[2, 1:] = 0
+    return [
+        Case("serving_default", {"sequence": rng.randn(3, seq, width).astype("float32"),
+                                 "tokens": padded}, rtol=1e-5, atol=1e-5),
+        Case("serving_default", {"sequence": rng.randn(1, seq, width).astype("float32"),
+                                 "tokens": rng.randint(1, 20, (1, seq)).astype("int32")},
+             rtol=1e-5, atol=1e-5),
+    ]
+
+
+def build_tf2_control_flow(export_dir, full_size):
+    """tf.function control flow: tf.cond (If / StatelessIf), tf.while_loop and Python loops
+    over tensors (While / StatelessWhile, with TensorArrays), tf.switch_case (Case), nested
+    loops, a loop that updates a variable, and a cond on a variable's value."""
+    import numpy as np
+    import tensorflow as tf
+
+    class ControlFlow(tf.Module):
+        def __init__(self):
+            super().__init__(name="control_flow")
+            self.w = tf.Variable(_rng(2).randn(3, 3).astype(np.float32), name="w")
+            self.threshold = tf.Variable(0.5, name="threshold")
+            self.calls = tf.Variable(0, dtype=tf.int64, name="calls")
+
+        @tf.function(input_signature=[tf.TensorSpec([None, 3], tf.float32, name="x"),
+                                      tf.TensorSpec([], tf.int32, name="n"),
+                                      tf.TensorSpec([], tf.int32, name="branch")])
+        def __call__(self, x, n, branch):
+            out = {}
+            # tf.cond on data: a stateless If with different ops per branch.
+            out["cond"] = tf.cond(tf.reduce_sum(x) > 0.0, lambda: tf.nn.relu(x) * 2.0,
+                                  lambda: tf.abs(x) - 1.0)
+            # A cond reading a variable inside a branch: a stateful If.
+            out["cond_var"] = tf.cond(tf.reduce_max(x) > self.threshold,
+                                      lambda: tf.matmul(x, self.w), lambda: x)
+
+            # tf.while_loop with a data-dependent trip count and a variable read in the body.
+            def body(i, acc):
+                return i + 1, tf.tanh(tf.matmul(acc, self.w)) + x
+
+            _, out["while"] = tf.while_loop(lambda i, acc: i < n, body,
+                                            (tf.constant(0), tf.zeros_like(x)))
+            # A Python for over tf.range with a TensorArray: what autograph makes of it.
+            squares = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+            for i in tf.range(n):
+                squares = squares.write(i, tf.cast(i * i, tf.float32) + tf.reduce_mean(x))
+            out["tensor_array"] = squares.stack()
+            # Nested loops: sum over i < n of sum over j < i of (i * j).
+            total = tf.constant(0, tf.int64)
+            for i in tf.range(n):
+                for j in tf.range(i):
+                    total += tf.cast(i * j, tf.int64)
+            out["nested"] = total
+            # tf.switch_case with an out-of-range index falling through to the last branch.
+            out["switch"] = tf.switch_case(branch, [lambda: x + 1.0, lambda: x * x,
+                                                    lambda: tf.reduce_sum(x, 1, keepdims=True)
+                                                    * tf.ones_like(x)])
+            return out
+
+        # A loop whose body writes a variable: the model is stateful across requests.
+        @tf.function(input_signature=[tf.TensorSpec([], tf.int32, name="k")])
+        def count(self, k):
+            for _ in tf.range(k):
+                self.calls.assign_add(1)
+            return {"calls": self.calls.read_value()}
+
+    module = ControlFlow()
+    tf.saved_model.save(module, export_dir, signatures={
+        "serving_default": module.__call__, "count": module.count})
+    rng = _rng(3)
+    x = rng.randn(4, 3).astype(np.float32)
+    return [
+        Case("serving_default", {"x": x, "n": np.array(3, "int32"), "branch": np.array(0, "int32")}),
+        Case("serving_default", {"x": -np.abs(x[:2]), "n": np.array(0, "int32"),
+                                 "branch": np.array(1, "int32")}),
+        Case("serving_default", {"x": x[:1] * 0.1, "n": np.array(5, "int32"),
+                                 "branch": np.array(7, "int32")}),
+        Case("count", {"k": np.array(4, "int32")}),
+    ]
 
 
 def build_tf1_linear(export_dir, full_size):
@@ -892,6 +997,8 @@ BUILDERS = {
     "keras_preprocessing": build_keras_preprocessing,
     "keras_transformer": build_keras_transformer,
     "keras_text_cnn": build_keras_text_cnn,
+    "keras_rnn": build_keras_rnn,
+    "tf2_control_flow": build_tf2_control_flow,
     "cnn_small": build_cnn_small,
     "mobilenet_v2_tiny": build_mobilenet_v2_tiny,
     "resnet50": build_resnet50,
