@@ -53,6 +53,7 @@ SMALL_MODELS = [
     "keras_text_cnn",
     "keras_rnn",
     "tf2_control_flow",
+    "tf2_ops_extra",
 ]
 LARGE_MODELS = [
     # Keras 3's model.export stores every variable twice in the checkpoint
@@ -392,6 +393,67 @@ def build_tf2_control_flow(export_dir, full_size):
         Case("serving_default", {"x": x[:1] * 0.1, "n": np.array(5, "int32"),
                                  "branch": np.array(7, "int32")}),
         Case("count", {"k": np.array(4, "int32")}),
+    ]
+
+
+def build_tf2_ops_extra(export_dir, full_size):
+    """The rest of the tf.Module op list: gather_nd, mirror pads, log1p/expm1, clip, all/any,
+    casts between numeric types (saturating float -> int is TF's rule), outputs of several
+    dtypes (uint8, int8, int64, bool, string, float64), and a MutableHashTable filled at export
+    time, restored from the checkpoint, read with find/size."""
+    import numpy as np
+    import tensorflow as tf
+
+    class Extra(tf.Module):
+        def __init__(self):
+            super().__init__(name="ops_extra")
+            self.table = tf.lookup.experimental.MutableHashTable(tf.string, tf.int64, -1)
+            self.table.insert(tf.constant(["apple", "banana", "cherry"]),
+                              tf.constant([3, 5, 8], tf.int64))
+            self.offset = tf.Variable(0.25, name="offset")
+
+        @tf.function(input_signature=[
+            tf.TensorSpec([None, 3], tf.float32, name="x"),
+            tf.TensorSpec([None, 2], tf.int32, name="indices"),
+            tf.TensorSpec([None], tf.string, name="words"),
+        ])
+        def __call__(self, x, indices, words):
+            out = {}
+            out["gather_nd"] = tf.gather_nd(x, indices)
+            out["mirror_reflect"] = tf.pad(x, [[1, 1], [2, 2]], mode="REFLECT")
+            out["mirror_symmetric"] = tf.pad(x, [[0, 1], [3, 0]], mode="SYMMETRIC")
+            out["log1p"] = tf.math.log1p(tf.abs(x))
+            out["expm1"] = tf.math.expm1(tf.minimum(x, 3.0))
+            out["clip"] = tf.clip_by_value(x, -0.5, self.offset)
+            positive = x > 0.0
+            out["all"] = tf.reduce_all(positive, axis=1)
+            out["any"] = tf.reduce_any(positive, axis=0)
+            scaled = x * 100.0
+            out["to_uint8"] = tf.cast(tf.clip_by_value(scaled, 0.0, 255.0), tf.uint8)
+            out["to_int8"] = tf.cast(tf.clip_by_value(scaled, -128.0, 127.0), tf.int8)
+            out["to_int64"] = tf.cast(scaled, tf.int64)
+            out["to_float64"] = tf.cast(x, tf.float64) * 3.0
+            out["to_half"] = tf.cast(tf.cast(x, tf.float16), tf.float32)
+            out["bool_to_int"] = tf.cast(positive, tf.int32)
+            out["uint8_roundtrip"] = tf.cast(tf.cast(tf.cast(scaled, tf.int32) % 256, tf.uint8),
+                                             tf.float32)
+            out["found"] = self.table.lookup(words)
+            out["size"] = self.table.size()
+            out["upper"] = tf.strings.upper(words)
+            return out
+
+    module = Extra()
+    tf.saved_model.save(module, export_dir, signatures={"serving_default": module.__call__})
+    rng = _rng(4)
+    return [
+        Case("serving_default", {
+            "x": rng.randn(4, 3).astype(np.float32),
+            "indices": np.array([[0, 1], [3, 2], [2, 0]], "int32"),
+            "words": [b"banana", b"kiwi", b"apple"]}),
+        Case("serving_default", {
+            "x": (3.0 * rng.randn(3, 3)).astype(np.float32),
+            "indices": np.zeros((0, 2), "int32"),
+            "words": [b"cherry"]}),
     ]
 
 
@@ -999,6 +1061,7 @@ BUILDERS = {
     "keras_text_cnn": build_keras_text_cnn,
     "keras_rnn": build_keras_rnn,
     "tf2_control_flow": build_tf2_control_flow,
+    "tf2_ops_extra": build_tf2_ops_extra,
     "cnn_small": build_cnn_small,
     "mobilenet_v2_tiny": build_mobilenet_v2_tiny,
     "resnet50": build_resnet50,
