@@ -14,6 +14,8 @@ TEST(BuiltinOpDefsTest, CoverEveryKernel) {
   int checked = 0;
   for (const std::string& entry : KernelRegistry::Global().List()) {
     const std::string op = entry.substr(0, entry.find(' '));
+    // Ops named "_..." are made by tensord's own graph passes, complete with their attrs.
+    if (op[0] == '_') continue;
     EXPECT_NE(FindBuiltinOpDef(op), nullptr) << op << " has a kernel but no built-in OpDef";
     ++checked;
   }

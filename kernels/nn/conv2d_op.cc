@@ -1,12 +1,22 @@
-// Conv2D on CPU (NHWC, HWIO filter, float). Each output position's receptive field is copied
-// into a row of a patch matrix (im2col, zeros for padding) and multiplied by the filter viewed as
-// a [k_rows * k_cols * in_depth, out_depth] matrix with Eigen's threaded contraction. 1x1
-// convolutions with unit stride skip the copy: the input already is the patch matrix. Grouped
-// convolutions (input depth a multiple of the filter's) run one contraction per group.
+// Conv2D and _FusedConv2D on CPU (NHWC, HWIO filter, float). _FusedConv2D is the node the
+// graph optimiser makes of Conv2D + BiasAdd [+ activation] (TensorFlow's Grappler op of the same
+// name and attrs: fused_ops ["BiasAdd"] or ["BiasAdd", <activation>], the bias as its third
+// input).
+//
+// Ordinary convolutions run through oneDNN (onednn_conv.h) with the bias and activation fused.
+// Grouped convolutions (input depth a multiple of the filter's; rare in serving graphs) use
+// im2col: each output position's receptive field is copied into a row of a patch matrix (zeros
+// for padding) and multiplied by the group's filter with Eigen's threaded contraction.
 #include <algorithm>
+#include <cmath>
+#include <map>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "kernels/nn/onednn_conv.h"
 #include "kernels/nn/window_util.h"
 #include "runtime/framework/kernel_registry.h"
 #include "runtime/util/status_macros.h"
@@ -122,9 +132,53 @@ void RunConv2D(const Eigen::ThreadPoolDevice& d, const Window2DGeometry& g, cons
   }
 }
 
+// Reads _FusedConv2D's fused_ops; Conv2D has none.
+OneDnnConvOptions FusionFromAttrs(OpKernelConstruction* c, bool* with_bias) {
+  OneDnnConvOptions options;
+  *with_bias = false;
+  if (c->op() != "_FusedConv2D") return options;
+  std::vector<std::string> fused;
+  if (!c->GetAttr("fused_ops", &fused)) return options;
+  if (c->HasAttr("leakyrelu_alpha")) c->GetAttr("leakyrelu_alpha", &options.leakyrelu_alpha);
+  static const auto* const kActivations = new std::map<std::string, FusedActivation>{
+      {"Relu", FusedActivation::kRelu}, {"Relu6", FusedActivation::kRelu6},
+      {"Elu", FusedActivation::kElu}, {"LeakyRelu", FusedActivation::kLeakyRelu}};
+  const bool known = !fused.empty() && fused[0] == "BiasAdd" && fused.size() <= 2 &&
+                     (fused.size() == 1 || kActivations->count(fused[1]) > 0);
+  if (!known) {
+    c->SetError(absl::UnimplementedError(
+        absl::StrCat("fused_ops [", absl::StrJoin(fused, ", "), "] are not supported")));
+    return options;
+  }
+  *with_bias = true;
+  if (fused.size() == 2) options.activation = kActivations->at(fused[1]);
+  return options;
+}
+
+// The fused ops after a grouped convolution (oneDNN fuses them for the others).
+void ApplyBiasAndActivation(const OneDnnConvOptions& options, const Tensor& bias, Tensor* output) {
+  const int64_t channels = bias.NumElements();
+  float* y = output->data<float>();
+  for (int64_t i = 0; i < output->NumElements(); ++i) {
+    float v = y[i] + bias.data<float>()[i % channels];
+    switch (options.activation) {
+      case FusedActivation::kNone: break;
+      case FusedActivation::kRelu: v = std::max(v, 0.0f); break;
+      case FusedActivation::kRelu6: v = std::min(std::max(v, 0.0f), 6.0f); break;
+      case FusedActivation::kElu: v = v > 0 ? v : std::expm1(v); break;
+      case FusedActivation::kLeakyRelu: v = v > 0 ? v : options.leakyrelu_alpha * v; break;
+    }
+    y[i] = v;
+  }
+}
+
 class Conv2DOp : public OpKernel {
  public:
-  explicit Conv2DOp(OpKernelConstruction* c) : OpKernel(c), window_(Window2D::FromAttrs(c)) {}
+  explicit Conv2DOp(OpKernelConstruction* c)
+      : OpKernel(c),
+        window_(Window2D::FromAttrs(c)),
+        fusion_(FusionFromAttrs(c, &with_bias_)),
+        onednn_(fusion_) {}
 
   absl::Status Compute(OpKernelContext* c) const override {
     const Tensor& input = c->input(0);
@@ -152,20 +206,40 @@ class Conv2DOp : public OpKernel {
           absl::StrCat("output depth must be evenly divisible by the number of groups: ", out_depth,
                        " vs ", groups));
     }
+    const Tensor* bias = nullptr;
+    if (with_bias_) {
+      bias = &c->input(2);
+      if (bias->dims() != 1 || bias->dim_size(0) != out_depth) {
+        return c->InvalidArgument(absl::StrCat("bias must be a vector of ", out_depth,
+                                               " values, got shape ",
+                                               bias->shape().DebugString()));
+      }
+    }
     Tensor* output =
         c->allocate_output(0, DT_FLOAT, TensorShape{g.batch, g.out_rows, g.out_cols, out_depth});
     if (output->NumElements() == 0) return absl::OkStatus();
+    if (groups == 1) {
+      const absl::Status s = onednn_.Run(g, input, filter, bias,
+                                         c->eigen_cpu_device().numThreads(), output);
+      return s.ok() ? s : WithNodeName(c->node_name(), s);
+    }
     RunConv2D<float>(c->eigen_cpu_device(), g, input.data<float>(), filter.data<float>(),
                      group_depth, out_depth, output->data<float>());
+    if (bias != nullptr) ApplyBiasAndActivation(fusion_, *bias, output);
     return absl::OkStatus();
   }
 
  private:
   const Window2D window_;
+  bool with_bias_ = false;  // set while fusion_ is initialised
+  const OneDnnConvOptions fusion_;
+  const OneDnnConv2D onednn_;
 };
 
 TENSORD_REGISTER_KERNEL(KernelDef("Conv2D").Device(DeviceType::kCpu).TypeConstraint("T", DT_FLOAT),
                         Conv2DOp);
+TENSORD_REGISTER_KERNEL(
+    KernelDef("_FusedConv2D").Device(DeviceType::kCpu).TypeConstraint("T", DT_FLOAT), Conv2DOp);
 
 }  // namespace
 }  // namespace tensord

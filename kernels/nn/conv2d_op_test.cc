@@ -1,4 +1,8 @@
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -189,6 +193,67 @@ TEST(Conv2DTest, Dilated) {
   ExpectMatchesReference({1, 9, 10, 2}, {3, 3, 2, 3}, p, {1, 9, 10, 3});
   p.padding = "VALID";
   ExpectMatchesReference({1, 9, 10, 2}, {3, 3, 2, 3}, p, {1, 5, 4, 3});
+}
+
+// _FusedConv2D: the convolution, plus the bias, then the activation, like TensorFlow's
+// Conv2D -> BiasAdd -> activation chain it replaces.
+TEST(Conv2DTest, FusedBiasAndActivations) {
+  ConvParams p;
+  p.padding = "SAME";
+  p.stride_rows = p.stride_cols = 2;
+  const Tensor input = RandomFloatTensor({2, 7, 7, 5}, 1);
+  const Tensor filter = RandomFloatTensor({3, 3, 5, 6}, 2);
+  const Tensor bias = RandomFloatTensor({6}, 3);
+  const Tensor conv = ReferenceConv2D(input, filter, p);
+  const std::vector<std::pair<std::string, float (*)(float)>> activations = {
+      {"", [](float v) { return v; }},
+      {"Relu", [](float v) { return std::max(v, 0.0f); }},
+      {"Relu6", [](float v) { return std::min(std::max(v, 0.0f), 6.0f); }},
+      {"Elu", [](float v) { return v > 0 ? v : std::expm1(v); }},
+      {"LeakyRelu", [](float v) { return v > 0 ? v : 0.3f * v; }}};
+  for (const auto& [activation, fn] : activations) {
+    std::vector<std::string> fused_ops = {"BiasAdd"};
+    if (!activation.empty()) fused_ops.push_back(activation);
+    auto node = Conv2DNode(p);
+    node.set_op("_FusedConv2D");
+    (*node.mutable_attr())["num_args"].set_i(1);
+    (*node.mutable_attr())["leakyrelu_alpha"].set_f(0.3f);
+    for (const std::string& op : fused_ops) {
+      (*node.mutable_attr())["fused_ops"].mutable_list()->add_s(op);
+    }
+    Tensor want = conv.DeepCopy();
+    for (int64_t i = 0; i < want.NumElements(); ++i) {
+      want.data<float>()[i] = fn(want.data<float>()[i] + bias.data<float>()[i % 6]);
+    }
+    auto out = RunKernel(node, {input, filter, bias});
+    ASSERT_TRUE(out.ok()) << activation << ": " << out.status();
+    ExpectTensorNear((*out)[0], want, 1e-5, 1e-5);
+  }
+  // A grouped convolution (input depth 10 = 2 x filter depth) takes the im2col path and
+  // applies the fused ops afterwards.
+  const Tensor grouped_input = RandomFloatTensor({1, 5, 5, 10}, 4);
+  Tensor grouped_want = ReferenceConv2D(grouped_input, filter, p);
+  for (int64_t i = 0; i < grouped_want.NumElements(); ++i) {
+    grouped_want.data<float>()[i] = std::max(grouped_want.data<float>()[i] + bias.data<float>()[i % 6], 0.0f);
+  }
+  auto grouped = Conv2DNode(p);
+  grouped.set_op("_FusedConv2D");
+  (*grouped.mutable_attr())["fused_ops"].mutable_list()->add_s("BiasAdd");
+  (*grouped.mutable_attr())["fused_ops"].mutable_list()->add_s("Relu");
+  auto grouped_out = RunKernel(grouped, {grouped_input, filter, bias});
+  ASSERT_TRUE(grouped_out.ok()) << grouped_out.status();
+  ExpectTensorNear((*grouped_out)[0], grouped_want, 1e-5, 1e-5);
+
+  auto unknown = Conv2DNode(p);
+  unknown.set_op("_FusedConv2D");
+  (*unknown.mutable_attr())["fused_ops"].mutable_list()->add_s("FusedBatchNorm");
+  EXPECT_EQ(RunKernel(unknown, {input, filter, bias}).status().code(),
+            absl::StatusCode::kUnimplemented);
+  auto short_bias = Conv2DNode(p);
+  short_bias.set_op("_FusedConv2D");
+  (*short_bias.mutable_attr())["fused_ops"].mutable_list()->add_s("BiasAdd");
+  EXPECT_EQ(RunKernel(short_bias, {input, filter, RandomFloatTensor({4}, 3)}).status().code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 TEST(Conv2DTest, ExplicitPadding) {

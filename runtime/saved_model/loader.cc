@@ -14,6 +14,9 @@
 #include "google/protobuf/text_format.h"
 #include "runtime/graph/function_inliner.h"
 #include "runtime/graph/op_registry.h"
+#include "runtime/graph/tensor_name.h"
+#include "runtime/optimizer/fold_affine_into_conv.h"
+#include "runtime/optimizer/fuse_conv_bias_activation.h"
 #include "runtime/saved_model/serving_optimizer.h"
 #include "runtime/util/status_macros.h"
 
@@ -190,6 +193,14 @@ absl::StatusOr<std::unique_ptr<SavedModelBundle>> SavedModelBundle::Load(
     bundle->frozen_variables_ = optimized.frozen_variables;
     bundle->folded_nodes_ = optimized.folded_nodes;
     bundle->has_mutable_state_ = optimized.written_variables > 0;
+    GraphPassContext passes{&graph, optimized.constants.get(), {}};
+    for (const SignatureIo& sig : io) {
+      for (const auto& names : {sig.feeds, sig.fetches}) {
+        for (const std::string& name : names) passes.keep.insert(ParseTensorRef(name).node);
+      }
+    }
+    TENSORD_ASSIGN_OR_RETURN(bundle->folded_affine_ops_, FoldAffineIntoConv(passes));
+    TENSORD_ASSIGN_OR_RETURN(bundle->fused_convolutions_, FuseConvBiasActivation(passes));
     TENSORD_ASSIGN_OR_RETURN(bundle->session_,
                              NewSession(std::move(graph), options.session, resources,
                                         std::move(optimized.constants)));

@@ -68,6 +68,10 @@ class SavedModelBundle {
   // What load-time optimisation did (zero when LoadOptions::optimize was off).
   int frozen_variables() const { return frozen_variables_; }
   int folded_nodes() const { return folded_nodes_; }
+  // Ops folded into convolutions (batch norm, bias, scaling) and convolutions fused with
+  // their bias and activation (runtime/optimizer).
+  int folded_affine_ops() const { return folded_affine_ops_; }
+  int fused_convolutions() const { return fused_convolutions_; }
   // Whether some signature writes variables, so runs depend on each other (unknown, and so
   // true, when LoadOptions::optimize was off). Batching must not merge such runs.
   bool has_mutable_state() const { return has_mutable_state_; }
@@ -80,6 +84,8 @@ class SavedModelBundle {
   std::unique_ptr<Session> session_;
   int frozen_variables_ = 0;
   int folded_nodes_ = 0;
+  int folded_affine_ops_ = 0;
+  int fused_convolutions_ = 0;
   bool has_mutable_state_ = true;
 };
 

@@ -1,0 +1,52 @@
+#include "kernels/nn/onednn_conv.h"
+
+#include "gtest/gtest.h"
+#include "kernels/nn/nn_test_util.h"
+#include "kernels/testing/kernel_test_util.h"
+
+namespace tensord {
+namespace {
+
+using testing::RandomFloatTensor;
+
+Window2DGeometry Geometry3x3Same(int64_t batch, int64_t size, int64_t depth) {
+  Window2DGeometry g{};
+  g.batch = batch;
+  g.in_rows = g.in_cols = g.out_rows = g.out_cols = size;
+  g.depth = depth;
+  g.k_rows = g.k_cols = 3;
+  g.stride_rows = g.stride_cols = g.dil_rows = g.dil_cols = 1;
+  g.pad_top = g.pad_left = 1;
+  return g;
+}
+
+Tensor Convolve(const OneDnnConv2D& conv, const Window2DGeometry& g, const Tensor& input,
+           const Tensor& filter) {
+  Tensor out(DT_FLOAT, TensorShape{g.batch, g.out_rows, g.out_cols, filter.dim_size(3)});
+  const absl::Status s = conv.Run(g, input, filter, nullptr, 2, &out);
+  EXPECT_TRUE(s.ok()) << s;
+  return out;
+}
+
+// The reordered filter is cached by buffer: a new filter buffer must never run with the old
+// weights, and coming back to the first filter must give its results again.
+TEST(OneDnnConvTest, CachedWeightsFollowTheFilterBuffer) {
+  const Window2DGeometry g = Geometry3x3Same(2, 6, 8);
+  const Tensor input = RandomFloatTensor({2, 6, 6, 8}, 1);
+  const Tensor filter_a = RandomFloatTensor({3, 3, 8, 5}, 2);
+  const Tensor filter_b = RandomFloatTensor({3, 3, 8, 5}, 3);
+  const OneDnnConv2D shared{OneDnnConvOptions()};
+  const Tensor a1 = Convolve(shared, g, input, filter_a);
+  const Tensor b = Convolve(shared, g, input, filter_b);
+  const Tensor a2 = Convolve(shared, g, input, filter_a);
+  testing::ExpectTensorEqual(a2, a1);
+  testing::ExpectTensorEqual(b, Convolve(OneDnnConv2D{OneDnnConvOptions()}, g, input, filter_b));
+  // Another input shape gets its own primitive and still the right weights.
+  const Window2DGeometry small = Geometry3x3Same(1, 4, 8);
+  const Tensor small_input = RandomFloatTensor({1, 4, 4, 8}, 4);
+  testing::ExpectTensorEqual(Convolve(shared, small, small_input, filter_b),
+                             Convolve(OneDnnConv2D{OneDnnConvOptions()}, small, small_input, filter_b));
+}
+
+}  // namespace
+}  // namespace tensord

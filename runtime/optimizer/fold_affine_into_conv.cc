@@ -1,0 +1,158 @@
+#include "runtime/optimizer/fold_affine_into_conv.h"
+
+#include <cmath>
+#include <optional>
+#include <vector>
+
+#include "runtime/graph/tensor_name.h"
+
+namespace tensord {
+namespace {
+
+using ::tensorflow::NodeDef;
+
+bool IsFloatNhwc(const NodeDef& node) {
+  auto t = node.attr().find("T");
+  return t != node.attr().end() && t->second.type() == DT_FLOAT &&
+         StringAttr(node, "data_format", "NHWC") == "NHWC";
+}
+
+// A constant broadcast along the channel dim: a scalar or shape [..., 1, K] with every other
+// dim 1. The K (or 1) values, widened to `channels`.
+std::optional<std::vector<float>> PerChannel(const std::optional<Tensor>& c, int64_t channels) {
+  if (!c || c->dtype() != DT_FLOAT) return std::nullopt;
+  const int64_t n = c->NumElements();
+  for (int i = 0; i + 1 < c->dims(); ++i) {
+    if (c->dim_size(i) != 1) return std::nullopt;
+  }
+  if (n != 1 && (c->dims() == 0 || n != channels)) return std::nullopt;
+  if (c->dims() > 4) return std::nullopt;  // would broadcast the result to a higher rank
+  std::vector<float> values(channels);
+  for (int64_t k = 0; k < channels; ++k) values[k] = c->data<float>()[n == 1 ? 0 : k];
+  return values;
+}
+
+// The running fold: y = conv(x, W) * scale + bias, per output channel.
+struct Affine {
+  std::vector<float> scale, bias;
+};
+
+// Absorbs `node` (reading the chain's current result as `input`) into `affine`; false when the
+// node is not a per-channel affine op of constants.
+bool Absorb(const GraphView& view, const NodeDef& node, const std::string& current,
+            Affine* affine) {
+  const int64_t k = static_cast<int64_t>(affine->scale.size());
+  auto operand = [&](int* position) -> std::optional<std::vector<float>> {
+    if (node.input_size() != 2) return std::nullopt;
+    *position = ParseTensorRef(node.input(0)).node == current ? 1 : 0;
+    return PerChannel(view.ConstantValue(node.input(*position)), k);
+  };
+  const std::string& op = node.op();
+  int pos = 0;
+  if (op == "BiasAdd" || op == "Add" || op == "AddV2" || op == "Sub" || op == "Mul") {
+    if (!IsFloatNhwc(node)) return false;
+    std::optional<std::vector<float>> c = operand(&pos);
+    if (!c || (op == "BiasAdd" && pos != 1) || (op == "Sub" && pos != 1)) return false;
+    for (int64_t i = 0; i < k; ++i) {
+      if (op == "Mul") {
+        affine->scale[i] *= (*c)[i];
+        affine->bias[i] *= (*c)[i];
+      } else {
+        affine->bias[i] += op == "Sub" ? -(*c)[i] : (*c)[i];
+      }
+    }
+    return true;
+  }
+  if (op == "FusedBatchNorm" || op == "FusedBatchNormV3") {
+    auto training = node.attr().find("is_training");
+    if (!IsFloatNhwc(node) || node.input_size() < 5 || !view.OnlyOutputZeroRead(node.name()) ||
+        (training != node.attr().end() && training->second.b())) {
+      return false;
+    }
+    auto eps = node.attr().find("epsilon");
+    const float epsilon = eps == node.attr().end() ? 1e-4f : eps->second.f();
+    std::vector<std::vector<float>> p;  // gamma, beta, mean, variance
+    for (int i = 1; i < 5; ++i) {
+      auto v = PerChannel(view.ConstantValue(node.input(i)), k);
+      if (!v) return false;
+      p.push_back(*std::move(v));
+    }
+    for (int64_t i = 0; i < k; ++i) {
+      const float s = p[0][i] / std::sqrt(p[3][i] + epsilon);
+      affine->scale[i] *= s;
+      affine->bias[i] = (affine->bias[i] - p[2][i]) * s + p[1][i];
+    }
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+absl::StatusOr<int> FoldAffineIntoConv(const GraphPassContext& context) {
+  GraphView view(context);
+  std::set<std::string> removed;
+  std::vector<std::pair<std::string, Tensor>> new_constants;  // name, value
+  std::vector<std::string> devices;
+  int folded = 0;
+  const int original_size = context.graph->node_size();
+  for (int n = 0; n < original_size; ++n) {
+    NodeDef* conv = context.graph->mutable_node(n);
+    if (conv->op() != "Conv2D" || !IsFloatNhwc(*conv) || conv->input_size() < 2) continue;
+    const std::optional<Tensor> filter = view.ConstantValue(conv->input(1));
+    if (!filter || filter->dtype() != DT_FLOAT || filter->dims() != 4) continue;
+    const int64_t k = filter->dim_size(3);
+    Affine affine{std::vector<float>(k, 1.0f), std::vector<float>(k, 0.0f)};
+    std::vector<NodeDef*> chain;
+    std::string current = conv->name();
+    while (NodeDef* next = view.SoleConsumer(current)) {
+      if (ParseTensorRef(next->input(0)).node != current &&
+          (next->input_size() < 2 || ParseTensorRef(next->input(1)).node != current)) {
+        break;
+      }
+      if (!Absorb(view, *next, current, &affine)) break;
+      chain.push_back(next);
+      current = next->name();
+    }
+    if (chain.empty()) continue;
+
+    Tensor scaled = filter->DeepCopy();
+    float* w = scaled.data<float>();
+    for (int64_t i = 0; i < scaled.NumElements(); ++i) w[i] *= affine.scale[i % k];
+    Tensor bias(DT_FLOAT, TensorShape{k});
+    std::copy(affine.bias.begin(), affine.bias.end(), bias.data<float>());
+    const std::string filter_name = conv->name() + "/_folded_filter";
+    const std::string bias_name = conv->name() + "/_folded_bias";
+    conv->set_input(1, filter_name);
+    new_constants.emplace_back(filter_name, std::move(scaled));
+    new_constants.emplace_back(bias_name, std::move(bias));
+    devices.push_back(conv->device());
+    devices.push_back(conv->device());
+
+    // The chain's last node becomes the BiasAdd, keeping its name and every control input.
+    NodeDef* last = chain.back();
+    NodeDef replacement;
+    replacement.set_name(last->name());
+    replacement.set_op("BiasAdd");
+    replacement.set_device(conv->device());
+    replacement.add_input(conv->name());
+    replacement.add_input(bias_name);
+    for (NodeDef* node : chain) {
+      for (const std::string& in : node->input()) {
+        if (ParseTensorRef(in).is_control()) replacement.add_input(in);
+      }
+    }
+    (*replacement.mutable_attr())["T"].set_type(DT_FLOAT);
+    (*replacement.mutable_attr())["data_format"].set_s("NHWC");
+    for (size_t i = 0; i + 1 < chain.size(); ++i) removed.insert(chain[i]->name());
+    *last = std::move(replacement);
+    folded += static_cast<int>(chain.size()) - 1;
+  }
+  for (size_t i = 0; i < new_constants.size(); ++i) {
+    view.AddConstant(new_constants[i].first, new_constants[i].second, devices[i]);
+  }
+  view.RemoveNodes(removed);
+  return folded;
+}
+
+}  // namespace tensord

@@ -1,0 +1,107 @@
+#include "runtime/optimizer/fold_affine_into_conv.h"
+
+#include "gtest/gtest.h"
+#include "runtime/optimizer/optimizer_test_util.h"
+
+namespace tensord {
+namespace {
+
+using testing::FloatConst;
+using testing::NodesByName;
+using testing::ParseGraph;
+using testing::Values;
+
+// conv (1x1 filter, 1 -> 2 channels) -> BiasAdd -> Mul -> AddV2 -> Relu, all constants per
+// channel: the way Keras 3 exports Conv2D + BatchNormalization.
+::tensorflow::GraphDef KerasConvBn() {
+  ::tensorflow::GraphDef graph = ParseGraph(R"pb(
+    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "conv" op: "Conv2D" input: "x" input: "w" attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "bias" op: "BiasAdd" input: "conv" input: "b" attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "scale" op: "Mul" input: "s" input: "bias:0" attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "shift" op: "AddV2" input: "scale" input: "t" attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "relu" op: "Relu" input: "shift" attr { key: "T" value { type: DT_FLOAT } } }
+  )pb");
+  *graph.add_node() = FloatConst("w", {1.0f, -2.0f}, {1, 1, 1, 2});
+  *graph.add_node() = FloatConst("b", {0.5f, 1.0f}, {2});
+  *graph.add_node() = FloatConst("s", {2.0f, 3.0f}, {1, 1, 1, 2});
+  *graph.add_node() = FloatConst("t", {10.0f}, {});
+  return graph;
+}
+
+TEST(FoldAffineIntoConvTest, FoldsKerasBatchNormIntoFilterAndBias) {
+  ::tensorflow::GraphDef graph = KerasConvBn();
+  ConstantTable constants;
+  GraphPassContext context{&graph, &constants, {}};
+  auto folded = FoldAffineIntoConv(context);
+  ASSERT_TRUE(folded.ok()) << folded.status();
+  EXPECT_EQ(*folded, 2);  // BiasAdd and Mul are gone; AddV2 became the BiasAdd
+  auto nodes = NodesByName(graph);
+  EXPECT_FALSE(nodes.count("bias"));
+  EXPECT_FALSE(nodes.count("scale"));
+  ASSERT_EQ(nodes["shift"].op(), "BiasAdd");
+  EXPECT_EQ(nodes["shift"].input(0), "conv");
+  EXPECT_EQ(nodes["relu"].input(0), "shift");
+  ASSERT_EQ(nodes["conv"].input(1), "conv/_folded_filter");
+  // W·s = [2, -6]; (b·s) + t = [0.5*2 + 10, 1*3 + 10].
+  EXPECT_EQ(Values(constants.at("conv/_folded_filter")[0]), (std::vector<float>{2.0f, -6.0f}));
+  EXPECT_EQ(Values(constants.at(nodes["shift"].input(1))[0]), (std::vector<float>{11.0f, 13.0f}));
+}
+
+TEST(FoldAffineIntoConvTest, FoldsFusedBatchNorm) {
+  ::tensorflow::GraphDef graph = ParseGraph(R"pb(
+    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "conv" op: "Conv2D" input: "x" input: "w" attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "bn" op: "FusedBatchNormV3" input: "conv" input: "gamma" input: "beta"
+           input: "mean" input: "var"
+           attr { key: "T" value { type: DT_FLOAT } } attr { key: "epsilon" value { f: 0.0 } }
+           attr { key: "is_training" value { b: false } } }
+    node { name: "out" op: "Identity" input: "bn" attr { key: "T" value { type: DT_FLOAT } } }
+  )pb");
+  *graph.add_node() = FloatConst("w", {1.0f, 1.0f}, {1, 1, 1, 2});
+  *graph.add_node() = FloatConst("gamma", {2.0f, 1.0f}, {2});
+  *graph.add_node() = FloatConst("beta", {1.0f, 0.0f}, {2});
+  *graph.add_node() = FloatConst("mean", {3.0f, -1.0f}, {2});
+  *graph.add_node() = FloatConst("var", {4.0f, 1.0f}, {2});
+  ConstantTable constants;
+  auto folded = FoldAffineIntoConv({&graph, &constants, {}});
+  ASSERT_TRUE(folded.ok()) << folded.status();
+  auto nodes = NodesByName(graph);
+  ASSERT_EQ(nodes["bn"].op(), "BiasAdd");
+  // scale = gamma / sqrt(var) = [1, 1]; bias = -mean * scale + beta = [-2, 1].
+  EXPECT_EQ(Values(constants.at("conv/_folded_filter")[0]), (std::vector<float>{1.0f, 1.0f}));
+  EXPECT_EQ(Values(constants.at(nodes["bn"].input(1))[0]), (std::vector<float>{-2.0f, 1.0f}));
+}
+
+TEST(FoldAffineIntoConvTest, LeavesSharedFetchedAndNonChannelOpsAlone) {
+  // The Mul's result is fetched by a signature: only the BiasAdd before it may fold... and
+  // since the BiasAdd is the chain's last node then, nothing is removed.
+  ::tensorflow::GraphDef graph = KerasConvBn();
+  ConstantTable constants;
+  auto folded = FoldAffineIntoConv({&graph, &constants, {"bias"}});
+  ASSERT_TRUE(folded.ok());
+  EXPECT_EQ(*folded, 0);
+  EXPECT_EQ(NodesByName(graph)["scale"].op(), "Mul");
+
+  // A Mul by a full tensor (not per channel) stops the chain.
+  graph = KerasConvBn();
+  for (auto& node : *graph.mutable_node()) {
+    if (node.name() == "s") node = FloatConst("s", {1, 2, 3, 4, 5, 6, 7, 8}, {1, 2, 2, 2});
+  }
+  folded = FoldAffineIntoConv({&graph, &constants, {}});
+  ASSERT_TRUE(folded.ok());
+  EXPECT_EQ(*folded, 0);
+  EXPECT_EQ(NodesByName(graph)["scale"].op(), "Mul");
+
+  // A filter that is not constant is left alone.
+  graph = KerasConvBn();
+  for (auto& node : *graph.mutable_node()) {
+    if (node.name() == "w") node.set_op("Placeholder");
+  }
+  folded = FoldAffineIntoConv({&graph, &constants, {}});
+  ASSERT_TRUE(folded.ok());
+  EXPECT_EQ(*folded, 0);
+}
+
+}  // namespace
+}  // namespace tensord

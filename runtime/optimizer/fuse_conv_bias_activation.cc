@@ -1,0 +1,81 @@
+#include "runtime/optimizer/fuse_conv_bias_activation.h"
+
+#include <set>
+
+#include "runtime/graph/tensor_name.h"
+
+namespace tensord {
+namespace {
+
+using ::tensorflow::NodeDef;
+
+bool IsFloat(const NodeDef& node) {
+  auto t = node.attr().find("T");
+  return t != node.attr().end() && t->second.type() == DT_FLOAT;
+}
+
+bool IsFusableActivation(const NodeDef& node) {
+  static const auto* const kOps =
+      new std::set<std::string>{"Relu", "Relu6", "Elu", "LeakyRelu"};
+  return kOps->count(node.op()) > 0 && IsFloat(node) && node.input_size() >= 1;
+}
+
+void AddControlInputs(const NodeDef& from, NodeDef* to) {
+  for (const std::string& in : from.input()) {
+    if (ParseTensorRef(in).is_control()) to->add_input(in);
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<int> FuseConvBiasActivation(const GraphPassContext& context) {
+  GraphView view(context);
+  std::set<std::string> removed;
+  int fused = 0;
+  for (int n = 0; n < context.graph->node_size(); ++n) {
+    NodeDef* conv = context.graph->mutable_node(n);
+    if (conv->op() != "Conv2D" || !IsFloat(*conv) || conv->input_size() < 2 ||
+        StringAttr(*conv, "data_format", "NHWC") != "NHWC") {
+      continue;
+    }
+    NodeDef* bias_add = view.SoleConsumer(conv->name());
+    if (bias_add == nullptr || bias_add->op() != "BiasAdd" || !IsFloat(*bias_add) ||
+        bias_add->input_size() < 2 || ParseTensorRef(bias_add->input(0)).node != conv->name() ||
+        StringAttr(*bias_add, "data_format", "NHWC") != "NHWC") {
+      continue;
+    }
+    NodeDef* activation = view.SoleConsumer(bias_add->name());
+    if (activation != nullptr && !IsFusableActivation(*activation)) activation = nullptr;
+    NodeDef* last = activation != nullptr ? activation : bias_add;
+
+    NodeDef node;
+    node.set_name(last->name());
+    node.set_op("_FusedConv2D");
+    node.set_device(conv->device());
+    node.add_input(conv->input(0));
+    node.add_input(conv->input(1));
+    node.add_input(bias_add->input(1));
+    AddControlInputs(*conv, &node);
+    AddControlInputs(*bias_add, &node);
+    if (activation != nullptr) AddControlInputs(*activation, &node);
+    *node.mutable_attr() = conv->attr();
+    auto& attrs = *node.mutable_attr();
+    attrs["num_args"].set_i(1);
+    attrs["epsilon"].set_f(0.0f);
+    auto* ops = attrs["fused_ops"].mutable_list();
+    ops->add_s("BiasAdd");
+    if (activation != nullptr) {
+      ops->add_s(activation->op());
+      auto alpha = activation->attr().find("alpha");
+      if (alpha != activation->attr().end()) attrs["leakyrelu_alpha"].set_f(alpha->second.f());
+    }
+    removed.insert(conv->name());
+    if (activation != nullptr) removed.insert(bias_add->name());
+    *last = std::move(node);
+    ++fused;
+  }
+  view.RemoveNodes(removed);
+  return fused;
+}
+
+}  // namespace tensord

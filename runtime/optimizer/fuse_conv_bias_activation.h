@@ -1,0 +1,20 @@
+// Load-time pass: Conv2D -> BiasAdd [-> Relu | Relu6 | Elu | LeakyRelu] becomes one
+// _FusedConv2D node (TensorFlow's Grappler op: fused_ops ["BiasAdd", <activation>], the bias
+// as third input), which the kernel runs as one pass over the output instead of three.
+//
+// Only when the convolution and the bias add feed nothing else and no signature reads them.
+// The fused node takes the name of the chain's last node, so references to it stay valid.
+#ifndef TENSORD_RUNTIME_OPTIMIZER_FUSE_CONV_BIAS_ACTIVATION_H_
+#define TENSORD_RUNTIME_OPTIMIZER_FUSE_CONV_BIAS_ACTIVATION_H_
+
+#include "absl/status/statusor.h"
+#include "runtime/optimizer/graph_view.h"
+
+namespace tensord {
+
+// Returns the number of fused nodes made.
+absl::StatusOr<int> FuseConvBiasActivation(const GraphPassContext& context);
+
+}  // namespace tensord
+
+#endif  // TENSORD_RUNTIME_OPTIMIZER_FUSE_CONV_BIAS_ACTIVATION_H_

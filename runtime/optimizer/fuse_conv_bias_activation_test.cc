@@ -1,0 +1,70 @@
+#include "runtime/optimizer/fuse_conv_bias_activation.h"
+
+#include "gtest/gtest.h"
+#include "runtime/optimizer/optimizer_test_util.h"
+
+namespace tensord {
+namespace {
+
+using testing::NodesByName;
+using testing::ParseGraph;
+
+constexpr char kGraph[] = R"pb(
+  node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+  node { name: "w" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+  node { name: "b" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+  node { name: "gate" op: "NoOp" }
+  node { name: "conv" op: "Conv2D" input: "x" input: "w" input: "^gate"
+         attr { key: "T" value { type: DT_FLOAT } }
+         attr { key: "padding" value { s: "SAME" } }
+         attr { key: "strides" value { list { i: 1 i: 2 i: 2 i: 1 } } } }
+  node { name: "bias" op: "BiasAdd" input: "conv" input: "b" attr { key: "T" value { type: DT_FLOAT } } }
+  node { name: "act" op: "LeakyRelu" input: "bias" attr { key: "T" value { type: DT_FLOAT } }
+         attr { key: "alpha" value { f: 0.1 } } }
+  node { name: "out" op: "Identity" input: "act" attr { key: "T" value { type: DT_FLOAT } } }
+)pb";
+
+TEST(FuseConvBiasActivationTest, MakesOneFusedNodeNamedAfterTheActivation) {
+  ::tensorflow::GraphDef graph = ParseGraph(kGraph);
+  auto fused = FuseConvBiasActivation({&graph, nullptr, {}});
+  ASSERT_TRUE(fused.ok()) << fused.status();
+  EXPECT_EQ(*fused, 1);
+  auto nodes = NodesByName(graph);
+  EXPECT_FALSE(nodes.count("conv"));
+  EXPECT_FALSE(nodes.count("bias"));
+  const auto& node = nodes["act"];
+  ASSERT_EQ(node.op(), "_FusedConv2D");
+  ASSERT_EQ(node.input_size(), 4);
+  EXPECT_EQ(node.input(0), "x");
+  EXPECT_EQ(node.input(1), "w");
+  EXPECT_EQ(node.input(2), "b");
+  EXPECT_EQ(node.input(3), "^gate");
+  EXPECT_EQ(node.attr().at("padding").s(), "SAME");
+  EXPECT_EQ(node.attr().at("strides").list().i(1), 2);
+  ASSERT_EQ(node.attr().at("fused_ops").list().s_size(), 2);
+  EXPECT_EQ(node.attr().at("fused_ops").list().s(1), "LeakyRelu");
+  EXPECT_FLOAT_EQ(node.attr().at("leakyrelu_alpha").f(), 0.1f);
+  EXPECT_EQ(nodes["out"].input(0), "act");
+}
+
+TEST(FuseConvBiasActivationTest, StopsAtReadOrUnknownNodes) {
+  // The BiasAdd's output is a signature output: conv + bias fuse, the activation stays.
+  ::tensorflow::GraphDef graph = ParseGraph(kGraph);
+  auto fused = FuseConvBiasActivation({&graph, nullptr, {"bias"}});
+  ASSERT_TRUE(fused.ok());
+  auto nodes = NodesByName(graph);
+  EXPECT_EQ(nodes["bias"].op(), "_FusedConv2D");
+  EXPECT_EQ(nodes["bias"].attr().at("fused_ops").list().s_size(), 1);
+  EXPECT_EQ(nodes["act"].op(), "LeakyRelu");
+
+  // The convolution's output is read twice: nothing fuses.
+  graph = ParseGraph(std::string(kGraph) +
+                     R"pb(node { name: "other" op: "Identity" input: "conv" })pb");
+  fused = FuseConvBiasActivation({&graph, nullptr, {}});
+  ASSERT_TRUE(fused.ok());
+  EXPECT_EQ(*fused, 0);
+  EXPECT_EQ(NodesByName(graph)["conv"].op(), "Conv2D");
+}
+
+}  // namespace
+}  // namespace tensord
