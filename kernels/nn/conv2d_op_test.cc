@@ -201,7 +201,8 @@ TEST(Conv2DTest, FusedBiasAndActivations) {
   ConvParams p;
   p.padding = "SAME";
   p.stride_rows = p.stride_cols = 2;
-  const Tensor input = RandomFloatTensor({2, 7, 7, 5}, 1);
+  // Large enough to be split across threads by image.
+  const Tensor input = RandomFloatTensor({2, 63, 63, 5}, 1);
   const Tensor filter = RandomFloatTensor({3, 3, 5, 6}, 2);
   const Tensor bias = RandomFloatTensor({6}, 3);
   const Tensor conv = ReferenceConv2D(input, filter, p);
@@ -229,8 +230,7 @@ TEST(Conv2DTest, FusedBiasAndActivations) {
     ASSERT_TRUE(out.ok()) << activation << ": " << out.status();
     ExpectTensorNear((*out)[0], want, 1e-5, 1e-5);
   }
-  // A grouped convolution (input depth 10 = 2 x filter depth) takes the im2col path and
-  // applies the fused ops afterwards.
+  // A grouped convolution (input depth 10 = 2 x filter depth) with the fused ops.
   const Tensor grouped_input = RandomFloatTensor({1, 5, 5, 10}, 4);
   Tensor grouped_want = ReferenceConv2D(grouped_input, filter, p);
   for (int64_t i = 0; i < grouped_want.NumElements(); ++i) {
@@ -277,12 +277,29 @@ TEST(Conv2DTest, Grouped) {
   ExpectMatchesReference({2, 5, 5, 6}, {3, 3, 2, 9}, p, {2, 5, 5, 9});
 }
 
-TEST(Conv2DTest, LargeInputSpansSeveralPatchChunks) {
-  // 2*32*32 positions x 3*3*64 = 1.2M patch elements: several chunks with the tests' 2 threads.
+// One image large enough to be split into bands of output rows across the tests' 2 threads:
+// each band reads its own input rows, with the padding only at the image's edges.
+TEST(Conv2DTest, SingleImageSplitIntoRowBands) {
+  ConvParams p;
+  p.padding = "SAME";
+  p.stride_rows = p.stride_cols = 2;
+  ExpectMatchesReference({1, 41, 33, 16}, {3, 3, 16, 8}, p, {1, 21, 17, 8});
+  ConvParams dilated;
+  dilated.padding = "SAME";
+  dilated.dil_rows = 2;
+  ExpectMatchesReference({1, 30, 20, 16}, {5, 3, 16, 8}, dilated, {1, 30, 20, 8});
+  ConvParams explicit_pads;
+  explicit_pads.padding = "EXPLICIT";
+  explicit_pads.explicit_paddings = {0, 0, 4, 1, 2, 2, 0, 0};
+  explicit_pads.stride_rows = 3;
+  ExpectMatchesReference({1, 40, 24, 16}, {4, 3, 16, 12}, explicit_pads, {1, 14, 26, 12});
+}
+
+TEST(Conv2DTest, LargerInputsAndGroups) {
   ConvParams p;
   p.padding = "SAME";
   ExpectMatchesReference({2, 32, 32, 64}, {3, 3, 64, 4}, p, {2, 32, 32, 4});
-  // Grouped, with a chunk boundary inside an image.
+  // Grouped, odd sizes.
   ExpectMatchesReference({3, 31, 33, 32}, {3, 3, 16, 6}, p, {3, 31, 33, 6});
 }
 

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -181,6 +182,36 @@ TEST(DepthwiseConvTest, MobileNetLikeMultiplier1) {
   ExpectMatchesReference({1, 8, 8, 19}, {3, 3, 19, 1}, p, {1, 4, 4, 19});
   p.padding = "VALID";
   ExpectMatchesReference({1, 9, 8, 5}, {5, 5, 5, 1}, p, {1, 3, 2, 5});
+}
+
+// _FusedDepthwiseConv2dNative: + bias, then Relu6 (MobileNet's block), in one kernel.
+TEST(DepthwiseConvTest, FusedBiasAndRelu6) {
+  DepthwiseParams p;
+  p.padding = "SAME";
+  const Tensor input = RandomFloatTensor({2, 5, 6, 3}, 1);
+  const Tensor filter = RandomFloatTensor({3, 3, 3, 2}, 2);
+  Tensor bias = RandomFloatTensor({6}, 3);
+  for (int64_t i = 0; i < 6; ++i) bias.data<float>()[i] *= 8.0f;  // some outputs above 6
+  Tensor want = ReferenceDepthwise(input, filter, p);
+  for (int64_t i = 0; i < want.NumElements(); ++i) {
+    want.data<float>()[i] =
+        std::min(std::max(want.data<float>()[i] + bias.data<float>()[i % 6], 0.0f), 6.0f);
+  }
+  auto node = DepthwiseNode(p);
+  node.set_op("_FusedDepthwiseConv2dNative");
+  (*node.mutable_attr())["fused_ops"].mutable_list()->add_s("BiasAdd");
+  (*node.mutable_attr())["fused_ops"].mutable_list()->add_s("Relu6");
+  auto out = RunKernel(node, {input, filter, bias});
+  ASSERT_TRUE(out.ok()) << out.status();
+  ExpectTensorNear((*out)[0], want, 1e-5, 1e-5);
+}
+
+TEST(DepthwiseConvTest, LargeSingleImageAndBatch) {
+  DepthwiseParams p;
+  p.padding = "SAME";
+  ExpectMatchesReference({1, 64, 48, 96}, {3, 3, 96, 1}, p, {1, 64, 48, 96});
+  p.stride_rows = p.stride_cols = 2;
+  ExpectMatchesReference({3, 32, 32, 64}, {3, 3, 64, 2}, p, {3, 16, 16, 128});
 }
 
 TEST(DepthwiseConvTest, ChannelMultiplier) {

@@ -3,9 +3,15 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <new>
+#include <atomic>
+#include <map>
+#include <string>
 #include <unordered_map>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "dnnl.hpp"
 
 namespace tensord {
@@ -23,6 +29,27 @@ const dnnl::engine& Engine() {
 dnnl::stream& ThreadStream() {
   thread_local dnnl::stream stream(Engine());
   return stream;
+}
+
+// Scratch memory for the primitive this thread executes: a thread runs one at a time, and
+// reusing the buffer avoids an allocation (and its page faults) per call.
+void* ThreadScratch(size_t bytes) {
+  struct Buffer {
+    ~Buffer() { std::free(data); }
+    void* data = nullptr;
+    size_t size = 0;
+  };
+  thread_local Buffer buffer;
+  if (bytes > buffer.size) {
+    std::free(buffer.data);
+    buffer.size = (bytes + 63) / 64 * 64;
+    buffer.data = std::aligned_alloc(64, buffer.size);
+    if (buffer.data == nullptr) {
+      buffer.size = 0;
+      throw std::bad_alloc();
+    }
+  }
+  return buffer.data;
 }
 
 dnnl::post_ops Activation(const OneDnnConvOptions& options) {
@@ -55,34 +82,112 @@ int64_t PadAfter(int64_t out, int64_t in, int64_t k, int64_t stride, int64_t dil
 
 }  // namespace
 
+OneDnnConvOptions FusionFromAttrs(OpKernelConstruction* c, bool* with_bias) {
+  OneDnnConvOptions options;
+  *with_bias = false;
+  if (!c->HasAttr("fused_ops")) return options;
+  std::vector<std::string> fused;
+  if (!c->GetAttr("fused_ops", &fused)) return options;
+  if (c->HasAttr("leakyrelu_alpha")) c->GetAttr("leakyrelu_alpha", &options.leakyrelu_alpha);
+  static const auto* const kActivations = new std::map<std::string, FusedActivation>{
+      {"Relu", FusedActivation::kRelu}, {"Relu6", FusedActivation::kRelu6},
+      {"Elu", FusedActivation::kElu}, {"LeakyRelu", FusedActivation::kLeakyRelu}};
+  const bool known = !fused.empty() && fused[0] == "BiasAdd" && fused.size() <= 2 &&
+                     (fused.size() == 1 || kActivations->count(fused[1]) > 0);
+  if (!known) {
+    c->SetError(absl::UnimplementedError(
+        absl::StrCat("fused_ops [", absl::StrJoin(fused, ", "), "] are not supported")));
+    return options;
+  }
+  *with_bias = true;
+  if (fused.size() == 2) options.activation = kActivations->at(fused[1]);
+  return options;
+}
+
 struct OneDnnConv2D::Plan {
   dnnl::convolution_forward::primitive_desc pd;
   dnnl::convolution_forward primitive;
   memory::desc src_md, dst_md, user_weights_md, bias_md;
-
-  std::mutex mu;
-  Tensor weights_source;                  // the filter the reordered copy was made from
-  std::shared_ptr<memory> weights;        // in pd.weights_desc() layout; guarded by mu
 };
+
+struct OneDnnConv2D::Weights {
+  memory::desc desc;                // the layout the primitives want
+  Tensor source;                    // the filter the reordered copy was made from
+  std::shared_ptr<memory> reordered;
+};
+
+namespace {
+
+// Below this many multiply-adds a convolution runs on one thread: handing parts to the pool
+// costs more than it saves.
+constexpr int64_t kMinMacsToSplit = int64_t{1} << 18;
+
+// One thread's share of a convolution: a range of images, or for a single image a band of
+// output rows with the input rows it reads. Offsets are in elements.
+struct Part {
+  Window2DGeometry g;
+  int64_t input_offset = 0;
+  int64_t output_offset = 0;
+};
+
+std::vector<Part> Split(const Window2DGeometry& g, int64_t out_depth, int64_t macs_per_output,
+                        int threads) {
+  const int64_t macs = g.batch * g.out_rows * g.out_cols * out_depth * macs_per_output;
+  if (threads <= 1 || macs < kMinMacsToSplit) return {Part{g}};
+  std::vector<Part> parts;
+  if (g.batch > 1) {
+    const int64_t n = std::min<int64_t>(threads, g.batch);
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t b0 = g.batch * i / n, b1 = g.batch * (i + 1) / n;
+      Part part{g, b0 * g.in_rows * g.in_cols * g.depth,
+                b0 * g.out_rows * g.out_cols * out_depth};
+      part.g.batch = b1 - b0;
+      parts.push_back(part);
+    }
+    return parts;
+  }
+  const int64_t n = std::min<int64_t>(threads, g.out_rows);
+  const int64_t extent = (g.k_rows - 1) * g.dil_rows + 1;
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t r0 = g.out_rows * i / n, r1 = g.out_rows * (i + 1) / n;
+    const int64_t first = r0 * g.stride_rows - g.pad_top;  // input rows the band reads,
+    const int64_t end = (r1 - 1) * g.stride_rows - g.pad_top + extent;  // padding included
+    const int64_t in_begin = std::max<int64_t>(0, first);
+    const int64_t in_end = std::min(g.in_rows, end);
+    if (in_end <= in_begin) return {Part{g}};  // a band entirely in padding: keep it whole
+    Part part{g, in_begin * g.in_cols * g.depth, r0 * g.out_cols * out_depth};
+    part.g.in_rows = in_end - in_begin;
+    part.g.pad_top = in_begin - first;
+    part.g.out_rows = r1 - r0;
+    parts.push_back(part);
+  }
+  return parts;
+}
+
+}  // namespace
 
 OneDnnConv2D::OneDnnConv2D(OneDnnConvOptions options) : options_(options) {}
 OneDnnConv2D::~OneDnnConv2D() = default;
 
-OneDnnConv2D::Plan* OneDnnConv2D::PlanFor(const Window2DGeometry& g, int64_t out_depth,
-                                                bool with_bias) const {
-  const std::vector<int64_t> key = {g.batch,    g.in_rows,     g.in_cols,     g.depth,
-                                    g.k_rows,   g.k_cols,      out_depth,     g.stride_rows,
-                                    g.stride_cols, g.dil_rows, g.dil_cols,    g.pad_top,
-                                    g.pad_left, g.out_rows,    g.out_cols,    with_bias};
+const OneDnnConv2D::Plan& OneDnnConv2D::PlanFor(const Window2DGeometry& g, int64_t groups,
+                                                int64_t out_depth, bool with_bias) const {
+  const std::vector<int64_t> key = {g.batch,       g.in_rows,  g.in_cols,  g.depth,   g.k_rows,
+                                    g.k_cols,      out_depth,  groups,     g.stride_rows,
+                                    g.stride_cols, g.dil_rows, g.dil_cols, g.pad_top, g.pad_left,
+                                    g.out_rows,    g.out_cols, with_bias};
   std::lock_guard<std::mutex> lock(mu_);
   auto it = plans_.find(key);
-  if (it != plans_.end()) return it->second.get();
+  if (it != plans_.end()) return *it->second;
 
   auto plan = std::make_unique<Plan>();
   plan->src_md = memory::desc({g.batch, g.depth, g.in_rows, g.in_cols}, kF32, Tag::nhwc);
   plan->dst_md = memory::desc({g.batch, out_depth, g.out_rows, g.out_cols}, kF32, Tag::nhwc);
-  const memory::dims weight_dims = {out_depth, g.depth, g.k_rows, g.k_cols};
-  plan->user_weights_md = memory::desc(weight_dims, kF32, Tag::hwio);
+  // TensorFlow's filter order (rows, cols, in per group, group, out per group) is oneDNN's
+  // hwio without groups and hwigo with them.
+  const memory::dims weight_dims =
+      groups == 1 ? memory::dims{out_depth, g.depth, g.k_rows, g.k_cols}
+                  : memory::dims{groups, out_depth / groups, g.depth / groups, g.k_rows, g.k_cols};
+  plan->user_weights_md = memory::desc(weight_dims, kF32, groups == 1 ? Tag::hwio : Tag::hwigo);
   plan->bias_md = memory::desc({out_depth}, kF32, Tag::x);
   const memory::desc any_weights(weight_dims, kF32, Tag::any);
   const memory::dims strides = {g.stride_rows, g.stride_cols};
@@ -101,46 +206,94 @@ OneDnnConv2D::Plan* OneDnnConv2D::PlanFor(const Window2DGeometry& g, int64_t out
                       plan->src_md, any_weights, plan->dst_md, strides, dilates, pad_l, pad_r);
   dnnl::primitive_attr attr;
   attr.set_post_ops(Activation(options_));
+  // Each execution brings its own scratch memory: the library-managed default is shared
+  // between primitives and not safe for concurrent executions.
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   plan->pd = dnnl::convolution_forward::primitive_desc(desc, attr, Engine());
   plan->primitive = dnnl::convolution_forward(plan->pd);
-  return plans_.emplace(key, std::move(plan)).first->second.get();
+  return *plans_.emplace(key, std::move(plan)).first->second;
+}
+
+std::shared_ptr<memory> OneDnnConv2D::WeightsFor(const Plan& plan, const Tensor& filter) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  const memory::desc wanted = plan.pd.weights_desc();
+  Weights* slot = nullptr;
+  for (Weights& w : weights_) {
+    if (w.desc == wanted) slot = &w;
+  }
+  if (slot != nullptr && slot->source.SharesBufferWith(filter) &&
+      slot->source.raw_data() == filter.raw_data()) {
+    return slot->reordered;  // in-flight runs keep theirs if another filter replaces it
+  }
+  memory user(plan.user_weights_md, Engine(), const_cast<float*>(filter.data<float>()));
+  auto reordered = std::make_shared<memory>(wanted, Engine());
+  dnnl::reorder(user, *reordered).execute(ThreadStream(), user, *reordered);
+  ThreadStream().wait();
+  if (slot == nullptr) slot = &weights_.emplace_back(Weights{wanted, Tensor(), nullptr});
+  slot->source = filter;
+  slot->reordered = reordered;
+  return reordered;
 }
 
 absl::Status OneDnnConv2D::Run(const Window2DGeometry& g, const Tensor& input,
-                               const Tensor& filter, const Tensor* bias, int threads,
+                               const Tensor& filter, int64_t groups, int64_t out_depth,
+                               const Tensor* bias, const Eigen::ThreadPoolDevice& device,
                                Tensor* output) const {
-  // oneDNN reports failures (unsupported shapes, out of memory) by throwing; nothing may
-  // escape into the executor.
-  try {
-    Plan& plan = *PlanFor(g, filter.dim_size(3), bias != nullptr);
-    std::shared_ptr<memory> weights;
-    {
-      std::lock_guard<std::mutex> lock(plan.mu);
-      if (plan.weights == nullptr || !plan.weights_source.SharesBufferWith(filter) ||
-          plan.weights_source.raw_data() != filter.raw_data()) {
-        memory user(plan.user_weights_md, Engine(), const_cast<float*>(filter.data<float>()));
-        auto reordered = std::make_shared<memory>(plan.pd.weights_desc(), Engine());
-        dnnl::reorder(user, *reordered).execute(ThreadStream(), user, *reordered);
-        ThreadStream().wait();
-        plan.weights = std::move(reordered);
-        plan.weights_source = filter;
+  // Concurrent requests already keep the pool's threads busy: split only the share of threads
+  // that the convolutions running right now leave free, or a part would wait in the queue
+  // while its caller sits idle.
+  static std::atomic<int> running{0};
+  struct Count {
+    Count() { ++running; }
+    ~Count() { --running; }
+  } count;
+  const int free_threads = std::max(1, device.numThreads() / std::max(1, running.load()));
+  const int64_t macs_per_output = g.k_rows * g.k_cols * (g.depth / groups);
+  const std::vector<Part> parts = Split(g, out_depth, macs_per_output, free_threads);
+  std::vector<absl::Status> statuses(parts.size());
+  auto run_part = [&](size_t i) {
+    // oneDNN reports failures (unsupported shapes, out of memory) by throwing; nothing may
+    // escape into the executor.
+    try {
+      const Part& part = parts[i];
+      const Plan& plan = PlanFor(part.g, groups, out_depth, bias != nullptr);
+      const std::shared_ptr<memory> weights = WeightsFor(plan, filter);
+      // oneDNN takes non-const handles; it only reads src, weights and bias.
+      memory src(plan.src_md, Engine(),
+                 const_cast<float*>(input.data<float>()) + part.input_offset);
+      memory dst(plan.dst_md, Engine(), output->data<float>() + part.output_offset);
+      memory scratchpad(plan.pd.scratchpad_desc(), Engine(),
+                        ThreadScratch(plan.pd.scratchpad_desc().get_size()));
+      std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, src},
+                                              {DNNL_ARG_WEIGHTS, *weights},
+                                              {DNNL_ARG_DST, dst},
+                                              {DNNL_ARG_SCRATCHPAD, scratchpad}};
+      if (bias != nullptr) {
+        args.emplace(DNNL_ARG_BIAS,
+                     memory(plan.bias_md, Engine(), const_cast<float*>(bias->data<float>())));
       }
-      weights = plan.weights;  // in-flight runs keep theirs if another filter replaces it
+      // One thread per call: parallelism comes from the parts on our own pool. OpenMP teams
+      // would spin-wait on cores that the pool and other requests need.
+      omp_set_num_threads(1);
+      plan.primitive.execute(ThreadStream(), args);
+      ThreadStream().wait();
+    } catch (const dnnl::error& e) {
+      statuses[i] = absl::InternalError(absl::StrCat("oneDNN convolution failed: ", e.what()));
+    } catch (const std::bad_alloc&) {
+      statuses[i] = absl::ResourceExhaustedError("out of memory for convolution scratch space");
     }
-    // oneDNN takes non-const handles; it only reads src, weights and bias.
-    memory src(plan.src_md, Engine(), const_cast<float*>(input.data<float>()));
-    memory dst(plan.dst_md, Engine(), output->data<float>());
-    std::unordered_map<int, memory> args = {
-        {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, *weights}, {DNNL_ARG_DST, dst}};
-    if (bias != nullptr) {
-      args.emplace(DNNL_ARG_BIAS,
-                   memory(plan.bias_md, Engine(), const_cast<float*>(bias->data<float>())));
-    }
-    omp_set_num_threads(std::max(1, threads));
-    plan.primitive.execute(ThreadStream(), args);
-    ThreadStream().wait();
-  } catch (const dnnl::error& e) {
-    return absl::InternalError(absl::StrCat("oneDNN convolution failed: ", e.what()));
+  };
+  Eigen::Barrier barrier(static_cast<unsigned>(parts.size() - 1));
+  for (size_t i = 1; i < parts.size(); ++i) {
+    device.getPool()->Schedule([&run_part, &barrier, i] {
+      run_part(i);
+      barrier.Notify();
+    });
+  }
+  run_part(0);
+  barrier.Wait();
+  for (const absl::Status& s : statuses) {
+    if (!s.ok()) return s;
   }
   return absl::OkStatus();
 }

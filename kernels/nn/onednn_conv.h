@@ -6,11 +6,16 @@
 // contraction path (which is built for AVX2 and cannot use the wider units); oneDNN picks its
 // kernels for the CPU at run time, so the binary stays portable. See README.md ("Kernels").
 //
-// One object per kernel (per graph node). A oneDNN primitive is created per input shape on
-// first use and cached; the filter is reordered once into oneDNN's blocked layout and reused
-// for as long as the same filter buffer comes in (tensor buffers are immutable once shared, and
-// the cache holds a reference, so the same buffer means the same values — frozen weights hit
-// every time; a filter computed per request is reordered per request).
+// One object per kernel (per graph node). A oneDNN primitive is created per input shape (and
+// per part, see Run) on first use and cached; the filter is reordered once into oneDNN's
+// blocked layout and reused for as long as the same filter buffer comes in (tensor buffers are
+// immutable once shared, and the cache holds a reference, so the same buffer means the same
+// values — frozen weights hit every time; a filter computed per request is reordered per
+// request).
+//
+// oneDNN runs single-threaded per call (Debian builds it on OpenMP, whose spinning teams fight
+// the intra-op pool and co-tenant processes for cores); Run spreads a convolution over the
+// intra-op pool itself.
 //
 // Thread-safe: Run may be called concurrently; caches are guarded, primitives are reentrant.
 #ifndef TENSORD_KERNELS_NN_ONEDNN_CONV_H_
@@ -22,8 +27,14 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "unsupported/Eigen/CXX11/Tensor"
 #include "kernels/nn/window_util.h"
+#include "runtime/framework/op_kernel.h"
 #include "runtime/framework/tensor.h"
+
+namespace dnnl {
+struct memory;
+}  // namespace dnnl
 
 namespace tensord {
 
@@ -34,26 +45,41 @@ struct OneDnnConvOptions {
   float leakyrelu_alpha = 0.2f;  // only for kLeakyRelu
 };
 
+// The fusion of a _FusedConv2D / _FusedDepthwiseConv2dNative node (TensorFlow's Grappler ops:
+// attr fused_ops ["BiasAdd"] or ["BiasAdd", "Relu" | "Relu6" | "Elu" | "LeakyRelu"], the bias
+// as third input); plain convolutions get none. Sets *with_bias; errors are recorded on `c`.
+OneDnnConvOptions FusionFromAttrs(OpKernelConstruction* c, bool* with_bias);
+
 class OneDnnConv2D {
  public:
   explicit OneDnnConv2D(OneDnnConvOptions options);
   ~OneDnnConv2D();
 
-  // output = activation(conv(input, filter) + bias). `filter` is HWIO with in-depth equal to
-  // the input's (no groups); `bias` is [out_depth] or null; `output` is allocated NHWC by the
-  // caller. Runs on `threads` threads.
+  // output = activation(conv(input, filter) + bias), `groups` channel groups. `filter` is
+  // TensorFlow's [k_rows, k_cols, in_depth / groups, out_depth] (Conv2D; output channel
+  // g * out_depth / groups + o belongs to group g) or, for a depthwise convolution,
+  // [k_rows, k_cols, in_depth, multiplier] with groups = in_depth — the same memory order.
+  // `bias` is [out_depth] or null; `output` is allocated NHWC by the caller. Large
+  // convolutions are split across `device`'s threads by image, or for one image by bands of
+  // output rows; each part is a single-threaded oneDNN call.
   absl::Status Run(const Window2DGeometry& g, const Tensor& input, const Tensor& filter,
-                   const Tensor* bias, int threads, Tensor* output) const;
+                   int64_t groups, int64_t out_depth, const Tensor* bias,
+                   const Eigen::ThreadPoolDevice& device, Tensor* output) const;
 
  private:
   struct Plan;
+  struct Weights;
   // The cached plan for this geometry, created on first use (never removed while the kernel
-  // lives, so the pointer stays valid).
-  Plan* PlanFor(const Window2DGeometry& g, int64_t out_depth, bool with_bias) const;
+  // lives, so the reference stays valid).
+  const Plan& PlanFor(const Window2DGeometry& g, int64_t groups, int64_t out_depth,
+                      bool with_bias) const;
+  // `filter` in the plan's weights layout: one reordered copy per layout, shared by plans.
+  std::shared_ptr<dnnl::memory> WeightsFor(const Plan& plan, const Tensor& filter) const;
 
   const OneDnnConvOptions options_;
   mutable std::mutex mu_;
   mutable std::map<std::vector<int64_t>, std::unique_ptr<Plan>> plans_;  // guarded by mu_
+  mutable std::vector<Weights> weights_;                                 // guarded by mu_
 };
 
 }  // namespace tensord

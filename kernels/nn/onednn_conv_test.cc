@@ -1,5 +1,8 @@
 #include "kernels/nn/onednn_conv.h"
 
+#include <thread>
+#include <vector>
+
 #include "gtest/gtest.h"
 #include "kernels/nn/nn_test_util.h"
 #include "kernels/testing/kernel_test_util.h"
@@ -20,10 +23,16 @@ Window2DGeometry Geometry3x3Same(int64_t batch, int64_t size, int64_t depth) {
   return g;
 }
 
+const Eigen::ThreadPoolDevice& Device() {
+  static auto* pool = new Eigen::ThreadPool(2);
+  static auto* device = new Eigen::ThreadPoolDevice(pool, 2);
+  return *device;
+}
+
 Tensor Convolve(const OneDnnConv2D& conv, const Window2DGeometry& g, const Tensor& input,
            const Tensor& filter) {
   Tensor out(DT_FLOAT, TensorShape{g.batch, g.out_rows, g.out_cols, filter.dim_size(3)});
-  const absl::Status s = conv.Run(g, input, filter, nullptr, 2, &out);
+  const absl::Status s = conv.Run(g, input, filter, 1, filter.dim_size(3), nullptr, Device(), &out);
   EXPECT_TRUE(s.ok()) << s;
   return out;
 }
@@ -46,6 +55,31 @@ TEST(OneDnnConvTest, CachedWeightsFollowTheFilterBuffer) {
   const Tensor small_input = RandomFloatTensor({1, 4, 4, 8}, 4);
   testing::ExpectTensorEqual(Convolve(shared, small, small_input, filter_b),
                              Convolve(OneDnnConv2D{OneDnnConvOptions()}, small, small_input, filter_b));
+}
+
+// Many requests run convolutions at once (the same node and different ones): every result must
+// equal the one computed alone. oneDNN's default scratch memory is shared between primitives,
+// which this caught.
+TEST(OneDnnConvTest, ConcurrentRunsGiveTheResultsOfSerialRuns) {
+  const Window2DGeometry big = Geometry3x3Same(2, 24, 16);
+  const Window2DGeometry one = Geometry3x3Same(1, 24, 16);
+  const Tensor input = RandomFloatTensor({2, 24, 24, 16}, 5);
+  const Tensor single = RandomFloatTensor({1, 24, 24, 16}, 6);
+  const Tensor filter_a = RandomFloatTensor({3, 3, 16, 32}, 7);
+  const Tensor filter_b = RandomFloatTensor({3, 3, 16, 8}, 8);
+  const OneDnnConv2D conv_a{OneDnnConvOptions()}, conv_b{OneDnnConvOptions()};
+  const Tensor want_a = Convolve(OneDnnConv2D{OneDnnConvOptions()}, big, input, filter_a);
+  const Tensor want_b = Convolve(OneDnnConv2D{OneDnnConvOptions()}, one, single, filter_b);
+  std::vector<std::thread> threads;
+  std::vector<Tensor> got(16);
+  for (int i = 0; i < 16; ++i) {
+    threads.emplace_back([&, i] {
+      got[i] = i % 2 == 0 ? Convolve(conv_a, big, input, filter_a)
+                          : Convolve(conv_b, one, single, filter_b);
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (int i = 0; i < 16; ++i) testing::ExpectTensorEqual(got[i], i % 2 == 0 ? want_a : want_b);
 }
 
 }  // namespace

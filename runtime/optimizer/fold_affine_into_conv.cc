@@ -98,10 +98,15 @@ absl::StatusOr<int> FoldAffineIntoConv(const GraphPassContext& context) {
   const int original_size = context.graph->node_size();
   for (int n = 0; n < original_size; ++n) {
     NodeDef* conv = context.graph->mutable_node(n);
-    if (conv->op() != "Conv2D" || !IsFloatNhwc(*conv) || conv->input_size() < 2) continue;
+    const bool depthwise = conv->op() == "DepthwiseConv2dNative";
+    if ((conv->op() != "Conv2D" && !depthwise) || !IsFloatNhwc(*conv) || conv->input_size() < 2) {
+      continue;
+    }
     const std::optional<Tensor> filter = view.ConstantValue(conv->input(1));
     if (!filter || filter->dtype() != DT_FLOAT || filter->dims() != 4) continue;
-    const int64_t k = filter->dim_size(3);
+    // Output channels: the filter's last dim, or depth x multiplier for a depthwise filter;
+    // either way filter element i belongs to output channel i % k.
+    const int64_t k = depthwise ? filter->dim_size(2) * filter->dim_size(3) : filter->dim_size(3);
     Affine affine{std::vector<float>(k, 1.0f), std::vector<float>(k, 0.0f)};
     std::vector<NodeDef*> chain;
     std::string current = conv->name();

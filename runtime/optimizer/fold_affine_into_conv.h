@@ -1,5 +1,5 @@
-// Load-time pass: per-channel affine ops after a convolution are folded into its filter and
-// a bias. Batch normalisation at inference is such an op — Keras 3 exports it as Mul and
+// Load-time pass: per-channel affine ops after a convolution (Conv2D or
+// DepthwiseConv2dNative) are folded into its filter and a bias. Batch normalisation at inference is such an op — Keras 3 exports it as Mul and
 // AddV2 (or Sub) with per-channel constants, TF1/Keras 2 as FusedBatchNorm(V3) — as are
 // BiasAdd and constant scaling:
 //

@@ -1,6 +1,8 @@
 #include "runtime/optimizer/fuse_conv_bias_activation.h"
 
+#include <map>
 #include <set>
+#include <string>
 
 #include "runtime/graph/tensor_name.h"
 
@@ -34,7 +36,10 @@ absl::StatusOr<int> FuseConvBiasActivation(const GraphPassContext& context) {
   int fused = 0;
   for (int n = 0; n < context.graph->node_size(); ++n) {
     NodeDef* conv = context.graph->mutable_node(n);
-    if (conv->op() != "Conv2D" || !IsFloat(*conv) || conv->input_size() < 2 ||
+    static const auto* const kFused = new std::map<std::string, std::string>{
+        {"Conv2D", "_FusedConv2D"}, {"DepthwiseConv2dNative", "_FusedDepthwiseConv2dNative"}};
+    auto fused_op = kFused->find(conv->op());
+    if (fused_op == kFused->end() || !IsFloat(*conv) || conv->input_size() < 2 ||
         StringAttr(*conv, "data_format", "NHWC") != "NHWC") {
       continue;
     }
@@ -50,7 +55,7 @@ absl::StatusOr<int> FuseConvBiasActivation(const GraphPassContext& context) {
 
     NodeDef node;
     node.set_name(last->name());
-    node.set_op("_FusedConv2D");
+    node.set_op(fused_op->second);
     node.set_device(conv->device());
     node.add_input(conv->input(0));
     node.add_input(conv->input(1));

@@ -1,6 +1,7 @@
 // Load-time pass: Conv2D -> BiasAdd [-> Relu | Relu6 | Elu | LeakyRelu] becomes one
 // _FusedConv2D node (TensorFlow's Grappler op: fused_ops ["BiasAdd", <activation>], the bias
-// as third input), which the kernel runs as one pass over the output instead of three.
+// as third input), which the kernel runs as one pass over the output instead of three;
+// DepthwiseConv2dNative likewise becomes _FusedDepthwiseConv2dNative.
 //
 // Only when the convolution and the bias add feed nothing else and no signature reads them.
 // The fused node takes the name of the chain's last node, so references to it stay valid.

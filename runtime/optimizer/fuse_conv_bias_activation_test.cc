@@ -47,6 +47,16 @@ TEST(FuseConvBiasActivationTest, MakesOneFusedNodeNamedAfterTheActivation) {
   EXPECT_EQ(nodes["out"].input(0), "act");
 }
 
+TEST(FuseConvBiasActivationTest, FusesDepthwiseConvolutions) {
+  std::string text = kGraph;
+  const std::string conv = "op: \"Conv2D\"";
+  text.replace(text.find(conv), conv.size(), "op: \"DepthwiseConv2dNative\"");
+  ::tensorflow::GraphDef graph = ParseGraph(text);
+  auto fused = FuseConvBiasActivation({&graph, nullptr, {}});
+  ASSERT_TRUE(fused.ok()) << fused.status();
+  EXPECT_EQ(NodesByName(graph)["act"].op(), "_FusedDepthwiseConv2dNative");
+}
+
 TEST(FuseConvBiasActivationTest, StopsAtReadOrUnknownNodes) {
   // The BiasAdd's output is a signature output: conv + bias fuse, the activation stays.
   ::tensorflow::GraphDef graph = ParseGraph(kGraph);
