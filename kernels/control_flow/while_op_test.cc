@@ -82,5 +82,23 @@ TEST(WhileOpTest, AnEndlessLoopStopsAtTheDeadline) {
   EXPECT_EQ(out.status().code(), absl::StatusCode::kDeadlineExceeded) << out.status();
 }
 
+// A loop whose body is missing from the library loads; it fails only when it runs, naming
+// the node and the function.
+TEST(WhileOpTest, AMissingFunctionFailsOnlyWhenTheLoopRuns) {
+  std::string graph = LoopGraph("While");
+  const std::string body_attr = "func { name: \"body\" }";
+  graph.replace(graph.find(body_attr), body_attr.size(), "func { name: \"gone\" }");
+  graph += R"pb(node { name: "y" op: "Identity" input: "x"
+                       attr { key: "T" value { type: DT_FLOAT } } })pb";
+  const std::vector<std::pair<std::string, Tensor>> feeds = {
+      {"n", Tensor::Scalar<int32_t>(2)}, {"x", AsTensor<float>({1.0f}, {1})}};
+  auto unused = RunGraphText(graph, feeds, {"y:0"});
+  ASSERT_TRUE(unused.ok()) << unused.status();
+  auto used = RunGraphText(graph, feeds, {"loop:2"});
+  EXPECT_EQ(used.status().code(), absl::StatusCode::kInvalidArgument) << used.status();
+  EXPECT_NE(used.status().message().find("'gone'"), std::string::npos) << used.status();
+  EXPECT_NE(used.status().message().find("'loop'"), std::string::npos) << used.status();
+}
+
 }  // namespace
 }  // namespace tensord

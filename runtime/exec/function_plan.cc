@@ -12,6 +12,11 @@ namespace tensord {
 absl::StatusOr<std::vector<std::unique_ptr<FunctionPlan>>> FunctionPlan::ForAttr(
     OpKernelConstruction* c, const std::string& attr) {
   const auto& attrs = c->node_def().attr();
+  auto error = attrs.find(FlatFunctionErrorAttr(attr));
+  if (error != attrs.end()) {
+    return absl::InvalidArgumentError(absl::StrCat("node '", c->name(), "' (", c->op(),
+                                                   "): ", error->second.s()));
+  }
   auto it = attrs.find(FlatFunctionAttr(attr));
   if (it == attrs.end()) {
     return absl::InvalidArgumentError(absl::StrCat(

@@ -47,23 +47,40 @@ class Inliner {
   }
 
  private:
-  // Stores the flattened graph of every function the control-flow node names.
+  // Stores the flattened graph of every function the control-flow node names. A function
+  // that cannot be flattened (missing, polymorphic, nested too deep) is recorded on the node
+  // instead of failing the load: like an unsupported op, it only matters if the node runs.
   absl::Status AttachFlatFunctions(NodeDef* node, int depth) {
     std::vector<std::pair<std::string, ::tensorflow::AttrValue>> flat;
     for (const auto& [name, value] : node->attr()) {
-      ::tensorflow::AttrValue graphs;
+      std::vector<std::string> functions;
       if (value.has_func()) {
-        TENSORD_ASSIGN_OR_RETURN(std::string g, Flatten(value.func().name(), *node, depth));
-        graphs.set_s(std::move(g));
-      } else if (value.has_list() && value.list().func_size() > 0) {
-        for (const auto& f : value.list().func()) {
-          TENSORD_ASSIGN_OR_RETURN(std::string g, Flatten(f.name(), *node, depth));
-          graphs.mutable_list()->add_s(std::move(g));
-        }
-      } else {
-        continue;
+        functions.push_back(value.func().name());
+      } else if (value.has_list()) {
+        for (const auto& f : value.list().func()) functions.push_back(f.name());
       }
-      flat.emplace_back(FlatFunctionAttr(name), std::move(graphs));
+      if (functions.empty()) continue;
+      ::tensorflow::AttrValue graphs;
+      absl::Status failed;
+      for (const std::string& function : functions) {
+        absl::StatusOr<std::string> g = Flatten(function, *node, depth);
+        if (!g.ok()) {
+          failed = g.status();
+          break;
+        }
+        if (value.has_func()) {
+          graphs.set_s(*std::move(g));
+        } else {
+          graphs.mutable_list()->add_s(*std::move(g));
+        }
+      }
+      if (failed.ok()) {
+        flat.emplace_back(FlatFunctionAttr(name), std::move(graphs));
+      } else {
+        ::tensorflow::AttrValue error;
+        error.set_s(std::string(failed.message()));
+        flat.emplace_back(FlatFunctionErrorAttr(name), std::move(error));
+      }
     }
     for (auto& [name, value] : flat) (*node->mutable_attr())[name] = std::move(value);
     return absl::OkStatus();
@@ -233,6 +250,8 @@ const std::string& FunctionCallName() {
 }
 
 std::string FlatFunctionAttr(const std::string& attr) { return "_flat_" + attr; }
+
+std::string FlatFunctionErrorAttr(const std::string& attr) { return "_flat_error_" + attr; }
 
 bool IsFunctionCall(const NodeDef& node, const OpRegistry& ops) {
   if (CalledFunctionName(node) != nullptr) return true;

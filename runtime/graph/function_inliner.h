@@ -16,7 +16,9 @@
 // flattened into a graph of its own — argument i is the output of the Placeholder
 // FunctionArgName(i), result i is "FunctionCallName():i", and running node FunctionCallName()
 // runs the function's side effects — and stored, serialized, in the node's attr
-// FlatFunctionAttr(<function attr>) (a list for Case's `branches`).
+// FlatFunctionAttr(<function attr>) (a list for Case's `branches`). When a function cannot be
+// flattened, the reason is in FlatFunctionErrorAttr(<function attr>) instead, and the node
+// fails only if it runs.
 #ifndef TENSORD_RUNTIME_GRAPH_FUNCTION_INLINER_H_
 #define TENSORD_RUNTIME_GRAPH_FUNCTION_INLINER_H_
 
@@ -42,6 +44,7 @@ std::string FunctionArgName(int index);
 const std::string& FunctionCallName();
 // The attr holding the flattened graph(s) of function attr `attr` ("body" -> "_flat_body").
 std::string FlatFunctionAttr(const std::string& attr);
+std::string FlatFunctionErrorAttr(const std::string& attr);
 
 }  // namespace tensord
 
