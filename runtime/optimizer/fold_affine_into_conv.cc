@@ -1,5 +1,6 @@
 #include "runtime/optimizer/fold_affine_into_conv.h"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <vector>
@@ -121,9 +122,16 @@ absl::StatusOr<int> FoldAffineIntoConv(const GraphPassContext& context) {
     }
     if (chain.empty()) continue;
 
-    Tensor scaled = filter->DeepCopy();
-    float* w = scaled.data<float>();
-    for (int64_t i = 0; i < scaled.NumElements(); ++i) w[i] *= affine.scale[i % k];
+    // Only a scale changes the filter; bias adds alone keep the original buffer.
+    Tensor scaled = *filter;
+    if (std::any_of(affine.scale.begin(), affine.scale.end(), [](float v) { return v != 1.0f; })) {
+      scaled = Tensor(DT_FLOAT, filter->shape());
+      const float* in = filter->data<float>();
+      float* out = scaled.data<float>();
+      for (int64_t row = 0; row < filter->NumElements() / k; ++row) {
+        for (int64_t c = 0; c < k; ++c) out[row * k + c] = in[row * k + c] * affine.scale[c];
+      }
+    }
     Tensor bias(DT_FLOAT, TensorShape{k});
     std::copy(affine.bias.begin(), affine.bias.end(), bias.data<float>());
     const std::string filter_name = conv->name() + "/_folded_filter";
