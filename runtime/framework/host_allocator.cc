@@ -1,6 +1,11 @@
 #include "runtime/framework/host_allocator.h"
 
+#include <malloc.h>
+
 #include <cstdlib>
+
+// gperftools' C hook, present when the binary links tcmalloc.
+extern "C" void MallocExtension_ReleaseFreeMemory(void) __attribute__((weak));
 
 namespace tensord {
 
@@ -47,6 +52,24 @@ void HostAllocator::Deallocate(void* ptr, size_t capacity) {
     }
   }
   std::free(ptr);
+}
+
+void HostAllocator::ReleaseCached() {
+  {
+    absl::MutexLock lock(&mu_);
+    for (auto& [size, blocks] : free_) {
+      for (void* block : blocks) std::free(block);
+    }
+    free_.clear();
+    cached_ = 0;
+  }
+  // tcmalloc (linked into the binaries) keeps freed pages until told; glibc's malloc_trim does
+  // the same for glibc's heap. The tcmalloc hook is weak, so libraries and tests link without it.
+  if (MallocExtension_ReleaseFreeMemory != nullptr) {
+    MallocExtension_ReleaseFreeMemory();
+  } else {
+    malloc_trim(0);
+  }
 }
 
 size_t HostAllocator::cached_bytes() const {

@@ -37,6 +37,10 @@ class HostAllocator {
 
   size_t cached_bytes() const;
 
+  // Frees every cached block and asks the process allocator to return free memory to the
+  // system (after a model load released its load-time tensors).
+  void ReleaseCached();
+
  private:
   static size_t RoundUp(size_t bytes);
 

@@ -87,6 +87,13 @@ class ResourceMgr {
     return typed;
   }
 
+  // Forgets the resource; it is freed once the last handle to it goes.
+  template <typename T>
+  void Erase(const std::string& container, const std::string& name) {
+    absl::MutexLock lock(&mu_);
+    resources_.erase({container, name, typeid(T).name()});
+  }
+
  private:
   absl::Mutex mu_;
   std::map<std::tuple<std::string, std::string, std::string>, std::shared_ptr<ResourceBase>>

@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
@@ -12,6 +14,8 @@
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "google/protobuf/text_format.h"
+#include "runtime/framework/host_allocator.h"
+#include "runtime/framework/resource.h"
 #include "runtime/graph/function_inliner.h"
 #include "runtime/graph/op_registry.h"
 #include "runtime/graph/tensor_name.h"
@@ -98,6 +102,67 @@ absl::StatusOr<std::vector<std::pair<std::string, Tensor>>> AssetFeeds(
 
 std::string TagsString(const std::set<std::string>& tags) {
   return absl::StrCat("{", absl::StrJoin(tags, ","), "}");
+}
+
+// The nodes serving can run: the backward closure of the signatures' fetches, cut at their
+// feeds and at constants (whose inputs never run).
+std::set<std::string> ServingClosure(const ::tensorflow::GraphDef& graph,
+                                     const std::vector<SignatureIo>& signatures,
+                                     const ConstantTable& constants) {
+  std::map<std::string, const ::tensorflow::NodeDef*> by_name;
+  for (const auto& node : graph.node()) by_name[node.name()] = &node;
+  std::set<std::string> seen;
+  for (const SignatureIo& sig : signatures) {
+    std::set<std::string> fed;
+    for (const std::string& f : sig.feeds) fed.insert(ParseTensorRef(f).ToString());
+    std::vector<std::string> stack;
+    for (const std::string& f : sig.fetches) {
+      if (!fed.count(ParseTensorRef(f).ToString())) stack.push_back(ParseTensorRef(f).node);
+    }
+    while (!stack.empty()) {
+      const std::string name = stack.back();
+      stack.pop_back();
+      auto it = by_name.find(name);
+      if (it == by_name.end() || !seen.insert(name).second || constants.count(name)) continue;
+      for (const std::string& in : it->second->input()) {
+        const TensorRef ref = ParseTensorRef(in);
+        if (ref.is_control() || !fed.count(ref.ToString())) stack.push_back(ref.node);
+      }
+    }
+  }
+  return seen;
+}
+
+// Drops what the optimised serving graph no longer reaches — constants the passes replaced
+// (e.g. filters folded with batch norm) and variables nothing reads any more (frozen ones, and
+// the second copy Keras 3 exports keep of every variable) — and returns the memory.
+absl::StatusOr<int> ReleaseUnreachableState(const ::tensorflow::GraphDef& graph,
+                                            const std::vector<SignatureIo>& signatures,
+                                            ConstantTable* constants, Session* load_session,
+                                            ResourceMgr* resources) {
+  const std::set<std::string> reachable = ServingClosure(graph, signatures, *constants);
+  for (auto it = constants->begin(); it != constants->end();) {
+    it = reachable.count(it->first) ? std::next(it) : constants->erase(it);
+  }
+  std::vector<std::string> handles;
+  bool functions_run = false;  // their flattened bodies may name variables of their own
+  for (const auto& node : graph.node()) {
+    if (reachable.count(node.name()) && IsFunctionalControlFlow(node)) functions_run = true;
+    if (node.op() == "VarHandleOp" && !reachable.count(node.name())) {
+      handles.push_back(node.name() + ":0");
+    }
+  }
+  if (functions_run) handles.clear();
+  if (!handles.empty()) {
+    std::vector<Tensor> values;
+    TENSORD_RETURN_IF_ERROR(load_session->Run({}, handles, {}, &values));
+    for (const Tensor& t : values) {
+      const ResourceHandle& handle = t.scalar<ResourceHandle>();
+      resources->Erase<Var>(handle.container(), handle.name());
+    }
+  }
+  HostAllocator::Global().ReleaseCached();
+  return static_cast<int>(handles.size());
 }
 
 }  // namespace
@@ -201,6 +266,10 @@ absl::StatusOr<std::unique_ptr<SavedModelBundle>> SavedModelBundle::Load(
     }
     TENSORD_ASSIGN_OR_RETURN(bundle->folded_affine_ops_, FoldAffineIntoConv(passes));
     TENSORD_ASSIGN_OR_RETURN(bundle->fused_convolutions_, FuseConvBiasActivation(passes));
+    TENSORD_ASSIGN_OR_RETURN(
+        bundle->released_variables_,
+        ReleaseUnreachableState(graph, io, optimized.constants.get(), bundle->session_.get(),
+                                resources.get()));
     TENSORD_ASSIGN_OR_RETURN(bundle->session_,
                              NewSession(std::move(graph), options.session, resources,
                                         std::move(optimized.constants)));

@@ -72,6 +72,8 @@ class SavedModelBundle {
   // their bias and activation (runtime/optimizer).
   int folded_affine_ops() const { return folded_affine_ops_; }
   int fused_convolutions() const { return fused_convolutions_; }
+  // Variables dropped after loading because serving no longer reads them (frozen or unused).
+  int released_variables() const { return released_variables_; }
   // Whether some signature writes variables, so runs depend on each other (unknown, and so
   // true, when LoadOptions::optimize was off). Batching must not merge such runs.
   bool has_mutable_state() const { return has_mutable_state_; }
@@ -86,6 +88,7 @@ class SavedModelBundle {
   int folded_nodes_ = 0;
   int folded_affine_ops_ = 0;
   int fused_convolutions_ = 0;
+  int released_variables_ = 0;
   bool has_mutable_state_ = true;
 };
 

@@ -3,6 +3,7 @@
 // missing files, unsupported ops, bad feeds — which must be clear errors, never crashes.
 #include <sys/stat.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -150,6 +151,39 @@ TEST(TfServingModelsTest, LegacySessionBundleFailsCleanly) {
   ASSERT_FALSE(bundle.ok());
   EXPECT_EQ(bundle.status().code(), absl::StatusCode::kNotFound);
   EXPECT_NE(bundle.status().message().find("SavedModel .pb"), std::string::npos);
+}
+
+// The load-time passes (batch norm folded into convolutions, bias and activation fused) and
+// the release of variables serving no longer reads must not change any result: the optimised
+// bundle answers like the plain one.
+TEST(LoaderOptimizationTest, OptimizedModelAnswersLikeThePlainGraph) {
+  auto optimized = LoadOrDie("tests/testdata/cnn_small/1");
+  ASSERT_NE(optimized, nullptr);
+  EXPECT_GT(optimized->folded_affine_ops(), 0);
+  EXPECT_GT(optimized->fused_convolutions(), 0);
+  EXPECT_GT(optimized->released_variables(), 0);
+  LoadOptions plain_options;
+  plain_options.optimize = false;
+  auto plain = SavedModelBundle::Load("tests/testdata/cnn_small/1", plain_options);
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  const auto signatures = optimized->signatures();
+  const auto& input = *signatures.at("serving_default").inputs().begin();
+  Tensor x(DT_FLOAT, {3, 32, 32, 3});
+  for (int64_t i = 0; i < x.NumElements(); ++i) x.data<float>()[i] = ((i * 7919) % 201) / 100.0f - 1.0f;
+  for (int run = 0; run < 2; ++run) {  // the second run uses the cached plans and weights
+    auto got = optimized->RunSignature("serving_default", {{input.first, x}});
+    auto want = (*plain)->RunSignature("serving_default", {{input.first, x}});
+    ASSERT_TRUE(got.ok()) << got.status();
+    ASSERT_TRUE(want.ok()) << want.status();
+    for (const auto& [alias, tensor] : *want) {
+      const Tensor& g = got->at(alias);
+      ASSERT_EQ(g.shape(), tensor.shape()) << alias;
+      for (int64_t i = 0; i < tensor.NumElements(); ++i) {
+        const float w = tensor.data<float>()[i];
+        EXPECT_NEAR(g.data<float>()[i], w, 1e-6 + 1e-5 * std::abs(w)) << alias << " " << i;
+      }
+    }
+  }
 }
 
 TEST(LoaderErrorsTest, MissingDirectoryAndWrongTags) {
