@@ -256,6 +256,39 @@ TEST(Conv2DTest, FusedBiasAndActivations) {
             absl::StatusCode::kInvalidArgument);
 }
 
+// fused_ops ["BiasAdd", "Add", "Relu"]: ResNet's conv + bias + shortcut + ReLU in one kernel;
+// a residual of the output's shape joins oneDNN's pass, a broadcast one is added afterwards.
+TEST(Conv2DTest, FusedResidualAdd) {
+  ConvParams p;
+  p.padding = "SAME";
+  const Tensor input = RandomFloatTensor({2, 33, 31, 8}, 1);  // large enough to be split
+  const Tensor filter = RandomFloatTensor({3, 3, 8, 6}, 2);
+  const Tensor bias = RandomFloatTensor({6}, 3);
+  const Tensor conv = ReferenceConv2D(input, filter, p);
+  auto node = Conv2DNode(p);
+  node.set_op("_FusedConv2D");
+  (*node.mutable_attr())["num_args"].set_i(2);
+  for (const char* op : {"BiasAdd", "Add", "Relu"}) {
+    (*node.mutable_attr())["fused_ops"].mutable_list()->add_s(op);
+  }
+  const Tensor same = RandomFloatTensor({2, 33, 31, 6}, 4);
+  const Tensor broadcast = RandomFloatTensor({31, 6}, 5);  // [cols, channels]
+  for (const Tensor* residual : {&same, &broadcast}) {
+    Tensor want = conv.DeepCopy();
+    for (int64_t i = 0; i < want.NumElements(); ++i) {
+      const float r = residual->data<float>()[i % residual->NumElements()];
+      want.data<float>()[i] = std::max(want.data<float>()[i] + bias.data<float>()[i % 6] + r, 0.0f);
+    }
+    auto out = RunKernel(node, {input, filter, bias, *residual});
+    ASSERT_TRUE(out.ok()) << residual->shape().DebugString() << ": " << out.status();
+    ExpectTensorNear((*out)[0], want, 1e-5, 1e-5);
+  }
+  auto mismatched = RunKernel(node, {input, filter, bias, RandomFloatTensor({5, 6}, 6)});
+  EXPECT_EQ(mismatched.status().code(), absl::StatusCode::kInvalidArgument) << mismatched.status();
+  auto missing = RunKernel(node, {input, filter, bias});
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kInvalidArgument) << missing.status();
+}
+
 TEST(Conv2DTest, ExplicitPadding) {
   ConvParams p;
   p.padding = "EXPLICIT";

@@ -36,6 +36,10 @@ class DepthwiseConv2dNativeOp : public OpKernel {
     }
     const int64_t out_depth = g.depth * filter.dim_size(3);
     const Tensor* bias = nullptr;
+    if (c->num_inputs() < (fusion_.add_residual ? 4 : with_bias_ ? 3 : 2)) {
+      return c->InvalidArgument("has fewer inputs than its fused_ops need");
+    }
+    const Tensor* residual = fusion_.add_residual ? &c->input(3) : nullptr;
     if (with_bias_) {
       bias = &c->input(2);
       if (bias->dims() != 1 || bias->dim_size(0) != out_depth) {
@@ -48,7 +52,7 @@ class DepthwiseConv2dNativeOp : public OpKernel {
         c->allocate_output(0, DT_FLOAT, TensorShape{g.batch, g.out_rows, g.out_cols, out_depth});
     if (output->NumElements() == 0) return absl::OkStatus();
     const absl::Status s = onednn_.Run(g, input, filter, /*groups=*/g.depth, out_depth, bias,
-                                       c->eigen_cpu_device(), output);
+                                       residual, c->eigen_cpu_device(), output);
     return s.ok() ? s : WithNodeName(c->node_name(), s);
   }
 

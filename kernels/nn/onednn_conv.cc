@@ -3,16 +3,20 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <new>
 #include <atomic>
 #include <map>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "dnnl.hpp"
+#include "runtime/util/status_macros.h"
 
 namespace tensord {
 namespace {
@@ -52,8 +56,10 @@ void* ThreadScratch(size_t bytes) {
   return buffer.data;
 }
 
-dnnl::post_ops Activation(const OneDnnConvOptions& options) {
+dnnl::post_ops PostOps(const OneDnnConvOptions& options) {
   dnnl::post_ops ops;
+  // The residual is copied into the output first; "sum" adds the convolution to it.
+  if (options.add_residual) ops.append_sum(1.0f);
   switch (options.activation) {
     case FusedActivation::kNone:
       break;
@@ -71,6 +77,57 @@ dnnl::post_ops Activation(const OneDnnConvOptions& options) {
       break;
   }
   return ops;
+}
+
+float Activate(const OneDnnConvOptions& options, float v) {
+  switch (options.activation) {
+    case FusedActivation::kNone: return v;
+    case FusedActivation::kRelu: return std::max(v, 0.0f);
+    case FusedActivation::kRelu6: return std::min(std::max(v, 0.0f), 6.0f);
+    case FusedActivation::kElu: return v > 0 ? v : std::expm1(v);
+    case FusedActivation::kLeakyRelu: return v > 0 ? v : options.leakyrelu_alpha * v;
+  }
+  return v;
+}
+
+// NumPy broadcasting of `residual` to `output`'s shape (dims aligned from the right, each 1 or
+// equal), which the residual add must satisfy.
+absl::Status CheckBroadcastable(const Tensor& residual, const Tensor& output) {
+  bool ok = residual.dims() <= output.dims();
+  for (int i = 1; ok && i <= residual.dims(); ++i) {
+    const int64_t r = residual.dim_size(residual.dims() - i);
+    ok = r == 1 || r == output.dim_size(output.dims() - i);
+  }
+  if (!ok) {
+    return absl::InvalidArgumentError(absl::StrCat("cannot add a residual of shape ",
+                                                   residual.shape().DebugString(),
+                                                   " to the output of shape ",
+                                                   output.shape().DebugString()));
+  }
+  return absl::OkStatus();
+}
+
+// output = activation(output + broadcast(residual)), element by element: the rare shapes the
+// fused pass cannot take.
+void AddBroadcastAndActivate(const OneDnnConvOptions& options, const Tensor& residual,
+                             Tensor* output) {
+  const int rank = output->dims();
+  std::vector<int64_t> strides(rank, 0);  // residual element stride per output dim
+  int64_t stride = 1;
+  for (int i = 1; i <= residual.dims(); ++i) {
+    const int64_t r = residual.dim_size(residual.dims() - i);
+    if (r != 1) strides[rank - i] = stride;
+    stride *= r;
+  }
+  float* y = output->data<float>();
+  const float* r = residual.data<float>();
+  std::vector<int64_t> index(rank, 0);
+  for (int64_t i = 0; i < output->NumElements(); ++i) {
+    int64_t offset = 0;
+    for (int d = 0; d < rank; ++d) offset += index[d] * strides[d];
+    y[i] = Activate(options, y[i] + r[offset]);
+    for (int d = rank - 1; d >= 0 && ++index[d] == output->dim_size(d); --d) index[d] = 0;
+  }
 }
 
 // The padding after the data that makes oneDNN's output size formula give TensorFlow's size.
@@ -92,15 +149,18 @@ OneDnnConvOptions FusionFromAttrs(OpKernelConstruction* c, bool* with_bias) {
   static const auto* const kActivations = new std::map<std::string, FusedActivation>{
       {"Relu", FusedActivation::kRelu}, {"Relu6", FusedActivation::kRelu6},
       {"Elu", FusedActivation::kElu}, {"LeakyRelu", FusedActivation::kLeakyRelu}};
-  const bool known = !fused.empty() && fused[0] == "BiasAdd" && fused.size() <= 2 &&
-                     (fused.size() == 1 || kActivations->count(fused[1]) > 0);
-  if (!known) {
+  size_t next = 1;
+  const bool bias = !fused.empty() && fused[0] == "BiasAdd";
+  options.add_residual = bias && fused.size() > next && fused[next] == "Add";
+  if (options.add_residual) ++next;
+  const bool activation = bias && fused.size() == next + 1 && kActivations->count(fused[next]);
+  if (!bias || (fused.size() != next && !activation)) {
     c->SetError(absl::UnimplementedError(
         absl::StrCat("fused_ops [", absl::StrJoin(fused, ", "), "] are not supported")));
     return options;
   }
   *with_bias = true;
-  if (fused.size() == 2) options.activation = kActivations->at(fused[1]);
+  if (activation) options.activation = kActivations->at(fused[next]);
   return options;
 }
 
@@ -170,11 +230,12 @@ OneDnnConv2D::OneDnnConv2D(OneDnnConvOptions options) : options_(options) {}
 OneDnnConv2D::~OneDnnConv2D() = default;
 
 const OneDnnConv2D::Plan& OneDnnConv2D::PlanFor(const Window2DGeometry& g, int64_t groups,
-                                                int64_t out_depth, bool with_bias) const {
+                                                int64_t out_depth, bool with_bias,
+                                                bool epilogue) const {
   const std::vector<int64_t> key = {g.batch,       g.in_rows,  g.in_cols,  g.depth,   g.k_rows,
                                     g.k_cols,      out_depth,  groups,     g.stride_rows,
                                     g.stride_cols, g.dil_rows, g.dil_cols, g.pad_top, g.pad_left,
-                                    g.out_rows,    g.out_cols, with_bias};
+                                    g.out_rows,    g.out_cols, with_bias, epilogue};
   std::lock_guard<std::mutex> lock(mu_);
   auto it = plans_.find(key);
   if (it != plans_.end()) return *it->second;
@@ -205,7 +266,7 @@ const OneDnnConv2D::Plan& OneDnnConv2D::PlanFor(const Window2DGeometry& g, int64
                       dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
                       plan->src_md, any_weights, plan->dst_md, strides, dilates, pad_l, pad_r);
   dnnl::primitive_attr attr;
-  attr.set_post_ops(Activation(options_));
+  if (epilogue) attr.set_post_ops(PostOps(options_));
   // Each execution brings its own scratch memory: the library-managed default is shared
   // between primitives and not safe for concurrent executions.
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
@@ -237,8 +298,22 @@ std::shared_ptr<memory> OneDnnConv2D::WeightsFor(const Plan& plan, const Tensor&
 
 absl::Status OneDnnConv2D::Run(const Window2DGeometry& g, const Tensor& input,
                                const Tensor& filter, int64_t groups, int64_t out_depth,
-                               const Tensor* bias, const Eigen::ThreadPoolDevice& device,
-                               Tensor* output) const {
+                               const Tensor* bias, const Tensor* residual,
+                               const Eigen::ThreadPoolDevice& device, Tensor* output) const {
+  // The residual joins the convolution's own pass when it has the output's shape; otherwise
+  // (a broadcast add the graph pass could not rule out) it is added afterwards.
+  bool epilogue = true;
+  if (options_.add_residual) {
+    if (residual == nullptr || residual->dtype() != DT_FLOAT) {
+      return absl::InvalidArgumentError("the residual to add must be a float tensor");
+    }
+    if (residual->shape() == output->shape()) {
+      std::memcpy(output->raw_data(), residual->raw_data(), output->TotalBytes());
+    } else {
+      TENSORD_RETURN_IF_ERROR(CheckBroadcastable(*residual, *output));
+      epilogue = false;
+    }
+  }
   // Concurrent requests already keep the pool's threads busy: split only the share of threads
   // that the convolutions running right now leave free, or a part would wait in the queue
   // while its caller sits idle.
@@ -256,7 +331,7 @@ absl::Status OneDnnConv2D::Run(const Window2DGeometry& g, const Tensor& input,
     // escape into the executor.
     try {
       const Part& part = parts[i];
-      const Plan& plan = PlanFor(part.g, groups, out_depth, bias != nullptr);
+      const Plan& plan = PlanFor(part.g, groups, out_depth, bias != nullptr, epilogue);
       const std::shared_ptr<memory> weights = WeightsFor(plan, filter);
       // oneDNN takes non-const handles; it only reads src, weights and bias.
       memory src(plan.src_md, Engine(),
@@ -295,6 +370,7 @@ absl::Status OneDnnConv2D::Run(const Window2DGeometry& g, const Tensor& input,
   for (const absl::Status& s : statuses) {
     if (!s.ok()) return s;
   }
+  if (!epilogue) AddBroadcastAndActivate(options_, *residual, output);
   return absl::OkStatus();
 }
 

@@ -41,13 +41,16 @@ namespace tensord {
 enum class FusedActivation { kNone, kRelu, kRelu6, kElu, kLeakyRelu };
 
 struct OneDnnConvOptions {
+  // Adds a tensor of the output's shape (a residual connection) before the activation.
+  bool add_residual = false;
   FusedActivation activation = FusedActivation::kNone;
   float leakyrelu_alpha = 0.2f;  // only for kLeakyRelu
 };
 
 // The fusion of a _FusedConv2D / _FusedDepthwiseConv2dNative node (TensorFlow's Grappler ops:
-// attr fused_ops ["BiasAdd"] or ["BiasAdd", "Relu" | "Relu6" | "Elu" | "LeakyRelu"], the bias
-// as third input); plain convolutions get none. Sets *with_bias; errors are recorded on `c`.
+// attr fused_ops ["BiasAdd", optionally "Add", optionally "Relu" | "Relu6" | "Elu" |
+// "LeakyRelu"], the bias as third input and the residual as fourth); plain convolutions get
+// none. Sets *with_bias; errors are recorded on `c`.
 OneDnnConvOptions FusionFromAttrs(OpKernelConstruction* c, bool* with_bias);
 
 class OneDnnConv2D {
@@ -59,20 +62,23 @@ class OneDnnConv2D {
   // TensorFlow's [k_rows, k_cols, in_depth / groups, out_depth] (Conv2D; output channel
   // g * out_depth / groups + o belongs to group g) or, for a depthwise convolution,
   // [k_rows, k_cols, in_depth, multiplier] with groups = in_depth — the same memory order.
-  // `bias` is [out_depth] or null; `output` is allocated NHWC by the caller. Large
+  // `bias` is [out_depth] or null; `residual` (with options.add_residual) has the output's
+  // shape and is added before the activation; `output` is allocated NHWC by the caller. Large
   // convolutions are split across `device`'s threads by image, or for one image by bands of
   // output rows; each part is a single-threaded oneDNN call.
   absl::Status Run(const Window2DGeometry& g, const Tensor& input, const Tensor& filter,
                    int64_t groups, int64_t out_depth, const Tensor* bias,
-                   const Eigen::ThreadPoolDevice& device, Tensor* output) const;
+                   const Tensor* residual, const Eigen::ThreadPoolDevice& device,
+                   Tensor* output) const;
 
  private:
   struct Plan;
   struct Weights;
   // The cached plan for this geometry, created on first use (never removed while the kernel
   // lives, so the reference stays valid).
+  // `epilogue`: with the options' residual sum and activation as oneDNN post-ops.
   const Plan& PlanFor(const Window2DGeometry& g, int64_t groups, int64_t out_depth,
-                      bool with_bias) const;
+                      bool with_bias, bool epilogue) const;
   // `filter` in the plan's weights layout: one reordered copy per layout, shared by plans.
   std::shared_ptr<dnnl::memory> WeightsFor(const Plan& plan, const Tensor& filter) const;
 

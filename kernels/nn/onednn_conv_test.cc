@@ -32,7 +32,7 @@ const Eigen::ThreadPoolDevice& Device() {
 Tensor Convolve(const OneDnnConv2D& conv, const Window2DGeometry& g, const Tensor& input,
            const Tensor& filter) {
   Tensor out(DT_FLOAT, TensorShape{g.batch, g.out_rows, g.out_cols, filter.dim_size(3)});
-  const absl::Status s = conv.Run(g, input, filter, 1, filter.dim_size(3), nullptr, Device(), &out);
+  const absl::Status s = conv.Run(g, input, filter, 1, filter.dim_size(3), nullptr, nullptr, Device(), &out);
   EXPECT_TRUE(s.ok()) << s;
   return out;
 }

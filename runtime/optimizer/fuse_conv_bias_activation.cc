@@ -49,9 +49,25 @@ absl::StatusOr<int> FuseConvBiasActivation(const GraphPassContext& context) {
         StringAttr(*bias_add, "data_format", "NHWC") != "NHWC") {
       continue;
     }
-    NodeDef* activation = view.SoleConsumer(bias_add->name());
-    if (activation != nullptr && !IsFusableActivation(*activation)) activation = nullptr;
-    NodeDef* last = activation != nullptr ? activation : bias_add;
+    // A residual add: bias_add + another tensor (ResNet's shortcut), computed by oneDNN as a
+    // sum into the output. Not when the add was already taken by the other operand's chain.
+    NodeDef* add = view.SoleConsumer(bias_add->name());
+    std::string residual;
+    if (add != nullptr && (add->op() == "Add" || add->op() == "AddV2") && IsFloat(*add) &&
+        !removed.count(add->name()) && add->input_size() >= 2) {
+      const bool first = ParseTensorRef(add->input(0)).node == bias_add->name();
+      const std::string& other = add->input(first ? 1 : 0);
+      if (!ParseTensorRef(other).is_control() && ParseTensorRef(other).node != bias_add->name()) {
+        residual = other;
+      }
+    }
+    if (residual.empty()) add = nullptr;
+    NodeDef* activation = view.SoleConsumer((add != nullptr ? add : bias_add)->name());
+    if (activation != nullptr && (!IsFusableActivation(*activation) ||
+                                  removed.count(activation->name()))) {
+      activation = nullptr;
+    }
+    NodeDef* last = activation != nullptr ? activation : add != nullptr ? add : bias_add;
 
     NodeDef node;
     node.set_name(last->name());
@@ -60,22 +76,26 @@ absl::StatusOr<int> FuseConvBiasActivation(const GraphPassContext& context) {
     node.add_input(conv->input(0));
     node.add_input(conv->input(1));
     node.add_input(bias_add->input(1));
+    if (add != nullptr) node.add_input(residual);
     AddControlInputs(*conv, &node);
     AddControlInputs(*bias_add, &node);
+    if (add != nullptr) AddControlInputs(*add, &node);
     if (activation != nullptr) AddControlInputs(*activation, &node);
     *node.mutable_attr() = conv->attr();
     auto& attrs = *node.mutable_attr();
-    attrs["num_args"].set_i(1);
+    attrs["num_args"].set_i(add != nullptr ? 2 : 1);
     attrs["epsilon"].set_f(0.0f);
     auto* ops = attrs["fused_ops"].mutable_list();
     ops->add_s("BiasAdd");
+    if (add != nullptr) ops->add_s("Add");
     if (activation != nullptr) {
       ops->add_s(activation->op());
       auto alpha = activation->attr().find("alpha");
       if (alpha != activation->attr().end()) attrs["leakyrelu_alpha"].set_f(alpha->second.f());
     }
-    removed.insert(conv->name());
-    if (activation != nullptr) removed.insert(bias_add->name());
+    for (NodeDef* replaced : {conv, bias_add, add, activation}) {
+      if (replaced != nullptr && replaced != last) removed.insert(replaced->name());
+    }
     *last = std::move(node);
     ++fused;
   }

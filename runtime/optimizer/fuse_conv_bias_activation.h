@@ -1,7 +1,8 @@
-// Load-time pass: Conv2D -> BiasAdd [-> Relu | Relu6 | Elu | LeakyRelu] becomes one
-// _FusedConv2D node (TensorFlow's Grappler op: fused_ops ["BiasAdd", <activation>], the bias
-// as third input), which the kernel runs as one pass over the output instead of three;
-// DepthwiseConv2dNative likewise becomes _FusedDepthwiseConv2dNative.
+// Load-time pass: Conv2D -> BiasAdd [-> Add(residual)] [-> Relu | Relu6 | Elu | LeakyRelu]
+// becomes one _FusedConv2D node (TensorFlow's fused-convolution op: fused_ops ["BiasAdd",
+// ["Add",] <activation>], the bias as third input and the residual as fourth), which the
+// kernel runs as one pass over the output instead of up to four; DepthwiseConv2dNative likewise
+// becomes _FusedDepthwiseConv2dNative. The residual add is ResNet's shortcut connection.
 //
 // Only when the convolution and the bias add feed nothing else and no signature reads them.
 // The fused node takes the name of the chain's last node, so references to it stay valid.

@@ -57,6 +57,39 @@ TEST(FuseConvBiasActivationTest, FusesDepthwiseConvolutions) {
   EXPECT_EQ(NodesByName(graph)["act"].op(), "_FusedDepthwiseConv2dNative");
 }
 
+// A ResNet block's end: main branch conv -> bias -> Add(shortcut) -> Relu, the shortcut being a
+// projection conv -> bias. The main branch takes the add and the ReLU; the shortcut keeps its
+// own fused conv, whose name the residual input still refers to.
+TEST(FuseConvBiasActivationTest, FusesTheResidualAddOfAResNetBlock) {
+  ::tensorflow::GraphDef graph = ParseGraph(R"pb(
+    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "w1" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "w2" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "b" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "main" op: "Conv2D" input: "x" input: "w1" attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "main_bias" op: "BiasAdd" input: "main" input: "b" attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "short" op: "Conv2D" input: "x" input: "w2" attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "short_bias" op: "BiasAdd" input: "short" input: "b" attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "add" op: "AddV2" input: "short_bias" input: "main_bias" attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "relu" op: "Relu" input: "add" attr { key: "T" value { type: DT_FLOAT } } }
+  )pb");
+  auto fused = FuseConvBiasActivation({&graph, nullptr, {}});
+  ASSERT_TRUE(fused.ok()) << fused.status();
+  EXPECT_EQ(*fused, 2);
+  auto nodes = NodesByName(graph);
+  for (const char* gone : {"main", "main_bias", "short", "add"}) EXPECT_FALSE(nodes.count(gone)) << gone;
+  const auto& block = nodes["relu"];
+  ASSERT_EQ(block.op(), "_FusedConv2D");
+  ASSERT_EQ(block.input_size(), 4);
+  EXPECT_EQ(block.input(1), "w1");
+  EXPECT_EQ(block.input(3), "short_bias");
+  EXPECT_EQ(block.attr().at("num_args").i(), 2);
+  ASSERT_EQ(block.attr().at("fused_ops").list().s_size(), 3);
+  EXPECT_EQ(block.attr().at("fused_ops").list().s(1), "Add");
+  EXPECT_EQ(nodes["short_bias"].op(), "_FusedConv2D");
+  EXPECT_EQ(nodes["short_bias"].attr().at("fused_ops").list().s_size(), 1);
+}
+
 TEST(FuseConvBiasActivationTest, StopsAtReadOrUnknownNodes) {
   // The BiasAdd's output is a signature output: conv + bias fuse, the activation stays.
   ::tensorflow::GraphDef graph = ParseGraph(kGraph);
