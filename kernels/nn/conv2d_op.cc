@@ -16,8 +16,7 @@ class Conv2DOp : public OpKernel {
   explicit Conv2DOp(OpKernelConstruction* c)
       : OpKernel(c),
         window_(Window2D::FromAttrs(c)),
-        fusion_(FusionFromAttrs(c, &with_bias_)),
-        onednn_(fusion_) {}
+        onednn_(FusionFromAttrs(c)) {}
 
   absl::Status Compute(OpKernelContext* c) const override {
     const Tensor& input = c->input(0);
@@ -45,31 +44,11 @@ class Conv2DOp : public OpKernel {
           absl::StrCat("output depth must be evenly divisible by the number of groups: ", out_depth,
                        " vs ", groups));
     }
-    const Tensor* bias = nullptr;
-    if (c->num_inputs() < (fusion_.add_residual ? 4 : with_bias_ ? 3 : 2)) {
-      return c->InvalidArgument("has fewer inputs than its fused_ops need");
-    }
-    const Tensor* residual = fusion_.add_residual ? &c->input(3) : nullptr;
-    if (with_bias_) {
-      bias = &c->input(2);
-      if (bias->dims() != 1 || bias->dim_size(0) != out_depth) {
-        return c->InvalidArgument(absl::StrCat("bias must be a vector of ", out_depth,
-                                               " values, got shape ",
-                                               bias->shape().DebugString()));
-      }
-    }
-    Tensor* output =
-        c->allocate_output(0, DT_FLOAT, TensorShape{g.batch, g.out_rows, g.out_cols, out_depth});
-    if (output->NumElements() == 0) return absl::OkStatus();
-    const absl::Status s = onednn_.Run(g, input, filter, groups, out_depth, bias,
-                                       residual, c->eigen_cpu_device(), output);
-    return s.ok() ? s : WithNodeName(c->node_name(), s);
+    return onednn_.Compute(c, g, input, filter, groups, out_depth);
   }
 
  private:
   const Window2D window_;
-  bool with_bias_ = false;  // set while fusion_ is initialised
-  const OneDnnConvOptions fusion_;
   const OneDnnConv2D onednn_;
 };
 

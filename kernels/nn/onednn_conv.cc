@@ -139,9 +139,8 @@ int64_t PadAfter(int64_t out, int64_t in, int64_t k, int64_t stride, int64_t dil
 
 }  // namespace
 
-OneDnnConvOptions FusionFromAttrs(OpKernelConstruction* c, bool* with_bias) {
+OneDnnConvOptions FusionFromAttrs(OpKernelConstruction* c) {
   OneDnnConvOptions options;
-  *with_bias = false;
   if (!c->HasAttr("fused_ops")) return options;
   std::vector<std::string> fused;
   if (!c->GetAttr("fused_ops", &fused)) return options;
@@ -159,7 +158,7 @@ OneDnnConvOptions FusionFromAttrs(OpKernelConstruction* c, bool* with_bias) {
         absl::StrCat("fused_ops [", absl::StrJoin(fused, ", "), "] are not supported")));
     return options;
   }
-  *with_bias = true;
+  options.bias = true;
   if (activation) options.activation = kActivations->at(fused[next]);
   return options;
 }
@@ -294,6 +293,26 @@ std::shared_ptr<memory> OneDnnConv2D::WeightsFor(const Plan& plan, const Tensor&
   slot->source = filter;
   slot->reordered = reordered;
   return reordered;
+}
+
+absl::Status OneDnnConv2D::Compute(OpKernelContext* c, const Window2DGeometry& g,
+                                   const Tensor& input, const Tensor& filter, int64_t groups,
+                                   int64_t out_depth) const {
+  if (c->num_inputs() < (options_.add_residual ? 4 : options_.bias ? 3 : 2)) {
+    return c->InvalidArgument("has fewer inputs than its fused_ops need");
+  }
+  const Tensor* bias = options_.bias ? &c->input(2) : nullptr;
+  if (bias != nullptr && (bias->dims() != 1 || bias->dim_size(0) != out_depth)) {
+    return c->InvalidArgument(absl::StrCat("bias must be a vector of ", out_depth,
+                                           " values, got shape ", bias->shape().DebugString()));
+  }
+  const Tensor* residual = options_.add_residual ? &c->input(3) : nullptr;
+  Tensor* output =
+      c->allocate_output(0, DT_FLOAT, TensorShape{g.batch, g.out_rows, g.out_cols, out_depth});
+  if (output->NumElements() == 0) return absl::OkStatus();
+  const absl::Status s =
+      Run(g, input, filter, groups, out_depth, bias, residual, c->eigen_cpu_device(), output);
+  return s.ok() ? s : WithNodeName(c->node_name(), s);
 }
 
 absl::Status OneDnnConv2D::Run(const Window2DGeometry& g, const Tensor& input,

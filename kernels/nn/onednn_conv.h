@@ -41,6 +41,8 @@ namespace tensord {
 enum class FusedActivation { kNone, kRelu, kRelu6, kElu, kLeakyRelu };
 
 struct OneDnnConvOptions {
+  // Adds a per-output-channel bias (the fused node's third input).
+  bool bias = false;
   // Adds a tensor of the output's shape (a residual connection) before the activation.
   bool add_residual = false;
   FusedActivation activation = FusedActivation::kNone;
@@ -50,8 +52,8 @@ struct OneDnnConvOptions {
 // The fusion of a _FusedConv2D / _FusedDepthwiseConv2dNative node (TensorFlow's Grappler ops:
 // attr fused_ops ["BiasAdd", optionally "Add", optionally "Relu" | "Relu6" | "Elu" |
 // "LeakyRelu"], the bias as third input and the residual as fourth); plain convolutions get
-// none. Sets *with_bias; errors are recorded on `c`.
-OneDnnConvOptions FusionFromAttrs(OpKernelConstruction* c, bool* with_bias);
+// none. Errors are recorded on `c`.
+OneDnnConvOptions FusionFromAttrs(OpKernelConstruction* c);
 
 class OneDnnConv2D {
  public:
@@ -66,6 +68,12 @@ class OneDnnConv2D {
   // shape and is added before the activation; `output` is allocated NHWC by the caller. Large
   // convolutions are split across `device`'s threads by image, or for one image by bands of
   // output rows; each part is a single-threaded oneDNN call.
+  // A kernel's whole computation: reads and checks the fused inputs its options call for
+  // (bias, residual), allocates output 0 [batch, out_rows, out_cols, out_depth] and runs.
+  // Errors name the node.
+  absl::Status Compute(OpKernelContext* c, const Window2DGeometry& g, const Tensor& input,
+                       const Tensor& filter, int64_t groups, int64_t out_depth) const;
+
   absl::Status Run(const Window2DGeometry& g, const Tensor& input, const Tensor& filter,
                    int64_t groups, int64_t out_depth, const Tensor* bias,
                    const Tensor* residual, const Eigen::ThreadPoolDevice& device,

@@ -12,12 +12,6 @@ namespace {
 
 using ::tensorflow::NodeDef;
 
-bool IsFloatNhwc(const NodeDef& node) {
-  auto t = node.attr().find("T");
-  return t != node.attr().end() && t->second.type() == DT_FLOAT &&
-         StringAttr(node, "data_format", "NHWC") == "NHWC";
-}
-
 // A constant broadcast along the channel dim: a scalar or shape [..., 1, K] with every other
 // dim 1. The K (or 1) values, widened to `channels`.
 std::optional<std::vector<float>> PerChannel(const std::optional<Tensor>& c, int64_t channels) {
@@ -51,7 +45,7 @@ bool Absorb(const GraphView& view, const NodeDef& node, const std::string& curre
   const std::string& op = node.op();
   int pos = 0;
   if (op == "BiasAdd" || op == "Add" || op == "AddV2" || op == "Sub" || op == "Mul") {
-    if (!IsFloatNhwc(node)) return false;
+    if (!IsFloatNhwcOp(node)) return false;
     std::optional<std::vector<float>> c = operand(&pos);
     if (!c || (op == "BiasAdd" && pos != 1) || (op == "Sub" && pos != 1)) return false;
     for (int64_t i = 0; i < k; ++i) {
@@ -66,7 +60,7 @@ bool Absorb(const GraphView& view, const NodeDef& node, const std::string& curre
   }
   if (op == "FusedBatchNorm" || op == "FusedBatchNormV3") {
     auto training = node.attr().find("is_training");
-    if (!IsFloatNhwc(node) || node.input_size() < 5 || !view.OnlyOutputZeroRead(node.name()) ||
+    if (!IsFloatNhwcOp(node) || node.input_size() < 5 || !view.OnlyOutputZeroRead(node.name()) ||
         (training != node.attr().end() && training->second.b())) {
       return false;
     }
@@ -100,7 +94,7 @@ absl::StatusOr<int> FoldAffineIntoConv(const GraphPassContext& context) {
   for (int n = 0; n < original_size; ++n) {
     NodeDef* conv = context.graph->mutable_node(n);
     const bool depthwise = conv->op() == "DepthwiseConv2dNative";
-    if ((conv->op() != "Conv2D" && !depthwise) || !IsFloatNhwc(*conv) || conv->input_size() < 2) {
+    if ((conv->op() != "Conv2D" && !depthwise) || !IsFloatNhwcOp(*conv) || conv->input_size() < 2) {
       continue;
     }
     const std::optional<Tensor> filter = view.ConstantValue(conv->input(1));

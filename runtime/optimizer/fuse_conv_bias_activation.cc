@@ -11,15 +11,10 @@ namespace {
 
 using ::tensorflow::NodeDef;
 
-bool IsFloat(const NodeDef& node) {
-  auto t = node.attr().find("T");
-  return t != node.attr().end() && t->second.type() == DT_FLOAT;
-}
-
 bool IsFusableActivation(const NodeDef& node) {
   static const auto* const kOps =
       new std::set<std::string>{"Relu", "Relu6", "Elu", "LeakyRelu"};
-  return kOps->count(node.op()) > 0 && IsFloat(node) && node.input_size() >= 1;
+  return kOps->count(node.op()) > 0 && IsFloatNhwcOp(node) && node.input_size() >= 1;
 }
 
 void AddControlInputs(const NodeDef& from, NodeDef* to) {
@@ -39,21 +34,19 @@ absl::StatusOr<int> FuseConvBiasActivation(const GraphPassContext& context) {
     static const auto* const kFused = new std::map<std::string, std::string>{
         {"Conv2D", "_FusedConv2D"}, {"DepthwiseConv2dNative", "_FusedDepthwiseConv2dNative"}};
     auto fused_op = kFused->find(conv->op());
-    if (fused_op == kFused->end() || !IsFloat(*conv) || conv->input_size() < 2 ||
-        StringAttr(*conv, "data_format", "NHWC") != "NHWC") {
+    if (fused_op == kFused->end() || !IsFloatNhwcOp(*conv) || conv->input_size() < 2) {
       continue;
     }
     NodeDef* bias_add = view.SoleConsumer(conv->name());
-    if (bias_add == nullptr || bias_add->op() != "BiasAdd" || !IsFloat(*bias_add) ||
-        bias_add->input_size() < 2 || ParseTensorRef(bias_add->input(0)).node != conv->name() ||
-        StringAttr(*bias_add, "data_format", "NHWC") != "NHWC") {
+    if (bias_add == nullptr || bias_add->op() != "BiasAdd" || !IsFloatNhwcOp(*bias_add) ||
+        bias_add->input_size() < 2 || ParseTensorRef(bias_add->input(0)).node != conv->name()) {
       continue;
     }
     // A residual add: bias_add + another tensor (ResNet's shortcut), computed by oneDNN as a
     // sum into the output. Not when the add was already taken by the other operand's chain.
     NodeDef* add = view.SoleConsumer(bias_add->name());
     std::string residual;
-    if (add != nullptr && (add->op() == "Add" || add->op() == "AddV2") && IsFloat(*add) &&
+    if (add != nullptr && (add->op() == "Add" || add->op() == "AddV2") && IsFloatNhwcOp(*add) &&
         !removed.count(add->name()) && add->input_size() >= 2) {
       const bool first = ParseTensorRef(add->input(0)).node == bias_add->name();
       const std::string& other = add->input(first ? 1 : 0);

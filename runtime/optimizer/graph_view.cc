@@ -83,6 +83,12 @@ void GraphView::RemoveNodes(const std::set<std::string>& names) {
                nodes->end());
 }
 
+bool IsFloatNhwcOp(const ::tensorflow::NodeDef& node) {
+  auto t = node.attr().find("T");
+  return t != node.attr().end() && t->second.type() == DT_FLOAT &&
+         StringAttr(node, "data_format", "NHWC") == "NHWC";
+}
+
 std::string StringAttr(const ::tensorflow::NodeDef& node, const std::string& name,
                        const std::string& fallback) {
   auto it = node.attr().find(name);

@@ -62,6 +62,10 @@ class GraphView {
   std::map<std::string, Uses> uses_;
 };
 
+// True when the node's T attr is float and its data_format, where it has one, is NHWC: the
+// nodes the convolution passes rewrite.
+bool IsFloatNhwcOp(const ::tensorflow::NodeDef& node);
+
 // The attr's string value, or `fallback` when the node does not have it.
 std::string StringAttr(const ::tensorflow::NodeDef& node, const std::string& name,
                        const std::string& fallback);

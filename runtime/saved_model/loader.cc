@@ -104,35 +104,6 @@ std::string TagsString(const std::set<std::string>& tags) {
   return absl::StrCat("{", absl::StrJoin(tags, ","), "}");
 }
 
-// The nodes serving can run: the backward closure of the signatures' fetches, cut at their
-// feeds and at constants (whose inputs never run).
-std::set<std::string> ServingClosure(const ::tensorflow::GraphDef& graph,
-                                     const std::vector<SignatureIo>& signatures,
-                                     const ConstantTable& constants) {
-  std::map<std::string, const ::tensorflow::NodeDef*> by_name;
-  for (const auto& node : graph.node()) by_name[node.name()] = &node;
-  std::set<std::string> seen;
-  for (const SignatureIo& sig : signatures) {
-    std::set<std::string> fed;
-    for (const std::string& f : sig.feeds) fed.insert(ParseTensorRef(f).ToString());
-    std::vector<std::string> stack;
-    for (const std::string& f : sig.fetches) {
-      if (!fed.count(ParseTensorRef(f).ToString())) stack.push_back(ParseTensorRef(f).node);
-    }
-    while (!stack.empty()) {
-      const std::string name = stack.back();
-      stack.pop_back();
-      auto it = by_name.find(name);
-      if (it == by_name.end() || !seen.insert(name).second || constants.count(name)) continue;
-      for (const std::string& in : it->second->input()) {
-        const TensorRef ref = ParseTensorRef(in);
-        if (ref.is_control() || !fed.count(ref.ToString())) stack.push_back(ref.node);
-      }
-    }
-  }
-  return seen;
-}
-
 // Drops what the optimised serving graph no longer reaches — constants the passes replaced
 // (e.g. filters folded with batch norm) and variables nothing reads any more (frozen ones, and
 // the second copy Keras 3 exports keep of every variable) — and returns the memory.
@@ -140,7 +111,9 @@ absl::StatusOr<int> ReleaseUnreachableState(const ::tensorflow::GraphDef& graph,
                                             const std::vector<SignatureIo>& signatures,
                                             ConstantTable* constants, Session* load_session,
                                             ResourceMgr* resources) {
-  const std::set<std::string> reachable = ServingClosure(graph, signatures, *constants);
+  // Constants are where serving stops: their inputs never run.
+  const std::set<std::string> reachable = SignatureClosure(
+      graph, signatures, [constants](const std::string& name) { return constants->count(name) > 0; });
   for (auto it = constants->begin(); it != constants->end();) {
     it = reachable.count(it->first) ? std::next(it) : constants->erase(it);
   }

@@ -79,30 +79,10 @@ class Optimizer {
     return it == by_name_.end() ? nullptr : &graph_.node(it->second);
   }
 
-  // Backward closure of the signature's fetches, cut at its feeds.
   void AddClosure(const SignatureIo& sig) {
-    std::set<std::string> feeds;
-    for (const auto& f : sig.feeds) {
-      feeds.insert(ParseTensorRef(f).ToString());
-      fed_.insert(ParseTensorRef(f).ToString());
-    }
-    std::deque<const NodeDef*> queue;
-    std::set<const NodeDef*> seen;
-    for (const auto& f : sig.fetches) {
-      if (feeds.count(ParseTensorRef(f).ToString())) continue;
-      if (const NodeDef* n = Find(ParseTensorRef(f).node)) queue.push_back(n);
-    }
-    while (!queue.empty()) {
-      const NodeDef* node = queue.front();
-      queue.pop_front();
-      if (!seen.insert(node).second) continue;
-      closure_.insert(node->name());
-      for (const auto& in : node->input()) {
-        TensorRef ref = ParseTensorRef(in);
-        if (!ref.is_control() && feeds.count(ref.ToString())) continue;
-        if (const NodeDef* n = Find(ref.node)) queue.push_back(n);
-      }
-    }
+    for (const auto& f : sig.feeds) fed_.insert(ParseTensorRef(f).ToString());
+    const std::set<std::string> closure = SignatureClosure(graph_, {sig});
+    closure_.insert(closure.begin(), closure.end());
   }
 
   // The node a resource or ref input really comes from, looking through Identity.
@@ -297,6 +277,33 @@ class Optimizer {
 };
 
 }  // namespace
+
+std::set<std::string> SignatureClosure(const GraphDef& graph,
+                                       const std::vector<SignatureIo>& signatures,
+                                       const std::function<bool(const std::string&)>& stop) {
+  std::map<std::string, const NodeDef*> by_name;
+  for (const auto& node : graph.node()) by_name[node.name()] = &node;
+  std::set<std::string> seen;
+  for (const SignatureIo& sig : signatures) {
+    std::set<std::string> fed;
+    for (const std::string& f : sig.feeds) fed.insert(ParseTensorRef(f).ToString());
+    std::vector<std::string> stack;
+    for (const std::string& f : sig.fetches) {
+      if (!fed.count(ParseTensorRef(f).ToString())) stack.push_back(ParseTensorRef(f).node);
+    }
+    while (!stack.empty()) {
+      const std::string name = stack.back();
+      stack.pop_back();
+      auto it = by_name.find(name);
+      if (it == by_name.end() || !seen.insert(name).second || (stop && stop(name))) continue;
+      for (const std::string& in : it->second->input()) {
+        const TensorRef ref = ParseTensorRef(in);
+        if (ref.is_control() || !fed.count(ref.ToString())) stack.push_back(ref.node);
+      }
+    }
+  }
+  return seen;
+}
 
 absl::StatusOr<ServingOptimization> OptimizeForServing(const GraphDef& graph,
                                                        const std::vector<SignatureIo>& signatures,

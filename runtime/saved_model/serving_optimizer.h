@@ -11,7 +11,9 @@
 #ifndef TENSORD_RUNTIME_SAVED_MODEL_SERVING_OPTIMIZER_H_
 #define TENSORD_RUNTIME_SAVED_MODEL_SERVING_OPTIMIZER_H_
 
+#include <functional>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,12 @@ struct SignatureIo {
   std::vector<std::string> feeds;
   std::vector<std::string> fetches;
 };
+
+// The nodes the signatures can run: the backward closure of their fetches, cut at their feeds
+// and at nodes for which `stop` (may be empty) is true — those are included, their inputs not.
+std::set<std::string> SignatureClosure(const ::tensorflow::GraphDef& graph,
+                                       const std::vector<SignatureIo>& signatures,
+                                       const std::function<bool(const std::string&)>& stop = {});
 
 struct ServingOptimizerOptions {
   // Folded outputs larger than this many elements stay computed at run time (a small graph
