@@ -289,6 +289,55 @@ TEST(Conv2DTest, FusedResidualAdd) {
   EXPECT_EQ(missing.status().code(), absl::StatusCode::kInvalidArgument) << missing.status();
 }
 
+// Output planes at most 4 pixels wide run as one matrix product over all images' pixels
+// (onednn_gemm_conv.h): split by rows (in calls of at most 256), split by output channels
+// (fewer rows than channels; the channel count need not be a multiple of the split), with the
+// input used as the matrix itself (1x1, stride 1) or through im2col; with the fused bias,
+// residual and ReLU.
+TEST(Conv2DTest, SmallPlanesRunAsOneMatrixProduct) {
+  struct Case {
+    std::vector<int64_t> input, filter;
+    ConvParams p;
+  };
+  ConvParams same, stride2, dilated;
+  same.padding = "SAME";
+  stride2.stride_rows = stride2.stride_cols = 2;
+  dilated.dil_rows = dilated.dil_cols = 2;
+  const std::vector<Case> cases = {
+      {{40, 4, 4, 24}, {3, 3, 24, 40}, same},     // 640 rows: row parts, two calls each
+      {{1, 2, 2, 64}, {3, 3, 64, 200}, same},     // 4 rows, 200 channels: channel parts
+      {{8, 3, 3, 128}, {1, 1, 128, 64}, {}},      // the input is the matrix, row parts
+      {{1, 7, 7, 256}, {1, 1, 256, 96}, stride2},  // strided 1x1, channel parts
+      {{2, 6, 6, 8}, {3, 3, 8, 4}, dilated},      // one small part
+  };
+  for (const Case& c : cases) {
+    const Tensor input = RandomFloatTensor(c.input, 1);
+    const Tensor filter = RandomFloatTensor(c.filter, 2);
+    const Tensor bias = RandomFloatTensor({c.filter[3]}, 3);
+    Tensor want = ReferenceConv2D(input, filter, c.p);
+    const Tensor residual = RandomFloatTensor(
+        {want.dim_size(0), want.dim_size(1), want.dim_size(2), want.dim_size(3)}, 4);
+    ASSERT_LE(want.dim_size(2), 4);
+    for (int64_t i = 0; i < want.NumElements(); ++i) {
+      float& v = want.data<float>()[i];
+      v = std::max(v + bias.data<float>()[i % c.filter[3]] + residual.data<float>()[i], 0.0f);
+    }
+    auto node = Conv2DNode(c.p);
+    node.set_op("_FusedConv2D");
+    (*node.mutable_attr())["num_args"].set_i(2);
+    for (const char* op : {"BiasAdd", "Add", "Relu"}) {
+      (*node.mutable_attr())["fused_ops"].mutable_list()->add_s(op);
+    }
+    auto out = RunKernel(node, {input, filter, bias, residual});
+    ASSERT_TRUE(out.ok()) << input.shape().DebugString() << ": " << out.status();
+    ExpectTensorNear((*out)[0], want, 1e-5, 1e-5);
+    // Plain Conv2D on the same path.
+    auto plain = RunKernel(Conv2DNode(c.p), {input, filter});
+    ASSERT_TRUE(plain.ok()) << plain.status();
+    ExpectTensorNear((*plain)[0], ReferenceConv2D(input, filter, c.p), 1e-5, 1e-5);
+  }
+}
+
 TEST(Conv2DTest, ExplicitPadding) {
   ConvParams p;
   p.padding = "EXPLICIT";

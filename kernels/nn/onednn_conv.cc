@@ -1,21 +1,13 @@
 #include "kernels/nn/onednn_conv.h"
 
-#include <omp.h>
-
 #include <algorithm>
-#include <cmath>
-#include <cstdlib>
 #include <cstring>
-#include <new>
-#include <atomic>
-#include <map>
-#include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "dnnl.hpp"
+#include "kernels/nn/onednn_util.h"
 #include "runtime/util/status_macros.h"
 
 namespace tensord {
@@ -24,71 +16,6 @@ namespace {
 using dnnl::memory;
 using Tag = dnnl::memory::format_tag;
 constexpr auto kF32 = dnnl::memory::data_type::f32;
-
-const dnnl::engine& Engine() {
-  static const auto* const kEngine = new dnnl::engine(dnnl::engine::kind::cpu, 0);
-  return *kEngine;
-}
-
-dnnl::stream& ThreadStream() {
-  thread_local dnnl::stream stream(Engine());
-  return stream;
-}
-
-// Scratch memory for the primitive this thread executes: a thread runs one at a time, and
-// reusing the buffer avoids an allocation (and its page faults) per call.
-void* ThreadScratch(size_t bytes) {
-  struct Buffer {
-    ~Buffer() { std::free(data); }
-    void* data = nullptr;
-    size_t size = 0;
-  };
-  thread_local Buffer buffer;
-  if (bytes > buffer.size) {
-    std::free(buffer.data);
-    buffer.size = (bytes + 63) / 64 * 64;
-    buffer.data = std::aligned_alloc(64, buffer.size);
-    if (buffer.data == nullptr) {
-      buffer.size = 0;
-      throw std::bad_alloc();
-    }
-  }
-  return buffer.data;
-}
-
-dnnl::post_ops PostOps(const OneDnnConvOptions& options) {
-  dnnl::post_ops ops;
-  // The residual is copied into the output first; "sum" adds the convolution to it.
-  if (options.add_residual) ops.append_sum(1.0f);
-  switch (options.activation) {
-    case FusedActivation::kNone:
-      break;
-    case FusedActivation::kRelu:
-      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
-      break;
-    case FusedActivation::kRelu6:
-      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_clip, 0.0f, 6.0f);
-      break;
-    case FusedActivation::kElu:
-      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_elu, 1.0f, 0.0f);
-      break;
-    case FusedActivation::kLeakyRelu:
-      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, options.leakyrelu_alpha, 0.0f);
-      break;
-  }
-  return ops;
-}
-
-float Activate(const OneDnnConvOptions& options, float v) {
-  switch (options.activation) {
-    case FusedActivation::kNone: return v;
-    case FusedActivation::kRelu: return std::max(v, 0.0f);
-    case FusedActivation::kRelu6: return std::min(std::max(v, 0.0f), 6.0f);
-    case FusedActivation::kElu: return v > 0 ? v : std::expm1(v);
-    case FusedActivation::kLeakyRelu: return v > 0 ? v : options.leakyrelu_alpha * v;
-  }
-  return v;
-}
 
 // NumPy broadcasting of `residual` to `output`'s shape (dims aligned from the right, each 1 or
 // equal), which the residual add must satisfy.
@@ -139,40 +66,10 @@ int64_t PadAfter(int64_t out, int64_t in, int64_t k, int64_t stride, int64_t dil
 
 }  // namespace
 
-OneDnnConvOptions FusionFromAttrs(OpKernelConstruction* c) {
-  OneDnnConvOptions options;
-  if (!c->HasAttr("fused_ops")) return options;
-  std::vector<std::string> fused;
-  if (!c->GetAttr("fused_ops", &fused)) return options;
-  if (c->HasAttr("leakyrelu_alpha")) c->GetAttr("leakyrelu_alpha", &options.leakyrelu_alpha);
-  static const auto* const kActivations = new std::map<std::string, FusedActivation>{
-      {"Relu", FusedActivation::kRelu}, {"Relu6", FusedActivation::kRelu6},
-      {"Elu", FusedActivation::kElu}, {"LeakyRelu", FusedActivation::kLeakyRelu}};
-  size_t next = 1;
-  const bool bias = !fused.empty() && fused[0] == "BiasAdd";
-  options.add_residual = bias && fused.size() > next && fused[next] == "Add";
-  if (options.add_residual) ++next;
-  const bool activation = bias && fused.size() == next + 1 && kActivations->count(fused[next]);
-  if (!bias || (fused.size() != next && !activation)) {
-    c->SetError(absl::UnimplementedError(
-        absl::StrCat("fused_ops [", absl::StrJoin(fused, ", "), "] are not supported")));
-    return options;
-  }
-  options.bias = true;
-  if (activation) options.activation = kActivations->at(fused[next]);
-  return options;
-}
-
 struct OneDnnConv2D::Plan {
   dnnl::convolution_forward::primitive_desc pd;
   dnnl::convolution_forward primitive;
   memory::desc src_md, dst_md, user_weights_md, bias_md;
-};
-
-struct OneDnnConv2D::Weights {
-  memory::desc desc;                // the layout the primitives want
-  Tensor source;                    // the filter the reordered copy was made from
-  std::shared_ptr<memory> reordered;
 };
 
 namespace {
@@ -225,7 +122,8 @@ std::vector<Part> Split(const Window2DGeometry& g, int64_t out_depth, int64_t ma
 
 }  // namespace
 
-OneDnnConv2D::OneDnnConv2D(OneDnnConvOptions options) : options_(options) {}
+OneDnnConv2D::OneDnnConv2D(OneDnnConvOptions options)
+    : options_(options), gemm_(options), weights_(std::make_unique<onednn::WeightsCache>()) {}
 OneDnnConv2D::~OneDnnConv2D() = default;
 
 const OneDnnConv2D::Plan& OneDnnConv2D::PlanFor(const Window2DGeometry& g, int64_t groups,
@@ -265,34 +163,13 @@ const OneDnnConv2D::Plan& OneDnnConv2D::PlanFor(const Window2DGeometry& g, int64
                       dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
                       plan->src_md, any_weights, plan->dst_md, strides, dilates, pad_l, pad_r);
   dnnl::primitive_attr attr;
-  if (epilogue) attr.set_post_ops(PostOps(options_));
+  if (epilogue) attr.set_post_ops(onednn::PostOps(options_));
   // Each execution brings its own scratch memory: the library-managed default is shared
   // between primitives and not safe for concurrent executions.
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  plan->pd = dnnl::convolution_forward::primitive_desc(desc, attr, Engine());
+  plan->pd = dnnl::convolution_forward::primitive_desc(desc, attr, onednn::Engine());
   plan->primitive = dnnl::convolution_forward(plan->pd);
   return *plans_.emplace(key, std::move(plan)).first->second;
-}
-
-std::shared_ptr<memory> OneDnnConv2D::WeightsFor(const Plan& plan, const Tensor& filter) const {
-  std::lock_guard<std::mutex> lock(mu_);
-  const memory::desc wanted = plan.pd.weights_desc();
-  Weights* slot = nullptr;
-  for (Weights& w : weights_) {
-    if (w.desc == wanted) slot = &w;
-  }
-  if (slot != nullptr && slot->source.SharesBufferWith(filter) &&
-      slot->source.raw_data() == filter.raw_data()) {
-    return slot->reordered;  // in-flight runs keep theirs if another filter replaces it
-  }
-  memory user(plan.user_weights_md, Engine(), const_cast<float*>(filter.data<float>()));
-  auto reordered = std::make_shared<memory>(wanted, Engine());
-  dnnl::reorder(user, *reordered).execute(ThreadStream(), user, *reordered);
-  ThreadStream().wait();
-  if (slot == nullptr) slot = &weights_.emplace_back(Weights{wanted, Tensor(), nullptr});
-  slot->source = filter;
-  slot->reordered = reordered;
-  return reordered;
 }
 
 absl::Status OneDnnConv2D::Compute(OpKernelContext* c, const Window2DGeometry& g,
@@ -333,61 +210,38 @@ absl::Status OneDnnConv2D::Run(const Window2DGeometry& g, const Tensor& input,
       epilogue = false;
     }
   }
-  // Concurrent requests already keep the pool's threads busy: split only the share of threads
-  // that the convolutions running right now leave free, or a part would wait in the queue
-  // while its caller sits idle.
-  static std::atomic<int> running{0};
-  struct Count {
-    Count() { ++running; }
-    ~Count() { --running; }
-  } count;
-  const int free_threads = std::max(1, device.numThreads() / std::max(1, running.load()));
-  const int64_t macs_per_output = g.k_rows * g.k_cols * (g.depth / groups);
-  const std::vector<Part> parts = Split(g, out_depth, macs_per_output, free_threads);
-  std::vector<absl::Status> statuses(parts.size());
-  auto run_part = [&](size_t i) {
-    // oneDNN reports failures (unsupported shapes, out of memory) by throwing; nothing may
-    // escape into the executor.
-    try {
+  const onednn::RunningScope running;
+  const int threads = onednn::FreeThreads(device, running.running());
+  if (OneDnnGemmConv::Prefers(g, groups)) {
+    TENSORD_RETURN_IF_ERROR(
+        gemm_.Run(g, input, filter, out_depth, bias, epilogue, threads, device, output));
+  } else {
+    const int64_t macs_per_output = g.k_rows * g.k_cols * (g.depth / groups);
+    const std::vector<Part> parts = Split(g, out_depth, macs_per_output, threads);
+    TENSORD_RETURN_IF_ERROR(onednn::RunParts(parts.size(), device, [&](size_t i) {
       const Part& part = parts[i];
       const Plan& plan = PlanFor(part.g, groups, out_depth, bias != nullptr, epilogue);
-      const std::shared_ptr<memory> weights = WeightsFor(plan, filter);
+      const std::shared_ptr<memory> weights =
+          weights_->Get(plan.user_weights_md, plan.pd.weights_desc(), filter);
       // oneDNN takes non-const handles; it only reads src, weights and bias.
-      memory src(plan.src_md, Engine(),
-                 const_cast<float*>(input.data<float>()) + part.input_offset);
-      memory dst(plan.dst_md, Engine(), output->data<float>() + part.output_offset);
-      memory scratchpad(plan.pd.scratchpad_desc(), Engine(),
-                        ThreadScratch(plan.pd.scratchpad_desc().get_size()));
-      std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, src},
-                                              {DNNL_ARG_WEIGHTS, *weights},
-                                              {DNNL_ARG_DST, dst},
-                                              {DNNL_ARG_SCRATCHPAD, scratchpad}};
+      const memory::desc& scratch_md = plan.pd.scratchpad_desc();
+      std::unordered_map<int, memory> args = {
+          {DNNL_ARG_SRC, memory(plan.src_md, onednn::Engine(),
+                                const_cast<float*>(input.data<float>()) + part.input_offset)},
+          {DNNL_ARG_WEIGHTS, *weights},
+          {DNNL_ARG_DST,
+           memory(plan.dst_md, onednn::Engine(), output->data<float>() + part.output_offset)},
+          {DNNL_ARG_SCRATCHPAD,
+           memory(scratch_md, onednn::Engine(),
+                  onednn::ThreadBuffer(onednn::ThreadBufferSlot::kScratchpad,
+                                       scratch_md.get_size()))}};
       if (bias != nullptr) {
-        args.emplace(DNNL_ARG_BIAS,
-                     memory(plan.bias_md, Engine(), const_cast<float*>(bias->data<float>())));
+        args.emplace(DNNL_ARG_BIAS, memory(plan.bias_md, onednn::Engine(),
+                                           const_cast<float*>(bias->data<float>())));
       }
-      // One thread per call: parallelism comes from the parts on our own pool. OpenMP teams
-      // would spin-wait on cores that the pool and other requests need.
-      omp_set_num_threads(1);
-      plan.primitive.execute(ThreadStream(), args);
-      ThreadStream().wait();
-    } catch (const dnnl::error& e) {
-      statuses[i] = absl::InternalError(absl::StrCat("oneDNN convolution failed: ", e.what()));
-    } catch (const std::bad_alloc&) {
-      statuses[i] = absl::ResourceExhaustedError("out of memory for convolution scratch space");
-    }
-  };
-  Eigen::Barrier barrier(static_cast<unsigned>(parts.size() - 1));
-  for (size_t i = 1; i < parts.size(); ++i) {
-    device.getPool()->Schedule([&run_part, &barrier, i] {
-      run_part(i);
-      barrier.Notify();
-    });
-  }
-  run_part(0);
-  barrier.Wait();
-  for (const absl::Status& s : statuses) {
-    if (!s.ok()) return s;
+      plan.primitive.execute(onednn::ThreadStream(), args);
+      onednn::ThreadStream().wait();
+    }));
   }
   if (!epilogue) AddBroadcastAndActivate(options_, *residual, output);
   return absl::OkStatus();

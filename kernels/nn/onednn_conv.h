@@ -8,14 +8,10 @@
 //
 // One object per kernel (per graph node). A oneDNN primitive is created per input shape (and
 // per part, see Run) on first use and cached; the filter is reordered once into oneDNN's
-// blocked layout and reused for as long as the same filter buffer comes in (tensor buffers are
-// immutable once shared, and the cache holds a reference, so the same buffer means the same
-// values — frozen weights hit every time; a filter computed per request is reordered per
-// request).
+// blocked layout (onednn::WeightsCache).
 //
-// oneDNN runs single-threaded per call (Debian builds it on OpenMP, whose spinning teams fight
-// the intra-op pool and co-tenant processes for cores); Run spreads a convolution over the
-// intra-op pool itself.
+// oneDNN runs single-threaded per call (see onednn_util.h); Run spreads a convolution over
+// the intra-op pool itself.
 //
 // Thread-safe: Run may be called concurrently; caches are guarded, primitives are reentrant.
 #ifndef TENSORD_KERNELS_NN_ONEDNN_CONV_H_
@@ -28,32 +24,16 @@
 
 #include "absl/status/status.h"
 #include "unsupported/Eigen/CXX11/Tensor"
+#include "kernels/nn/conv_fusion.h"
+#include "kernels/nn/onednn_gemm_conv.h"
 #include "kernels/nn/window_util.h"
 #include "runtime/framework/op_kernel.h"
 #include "runtime/framework/tensor.h"
 
-namespace dnnl {
-struct memory;
-}  // namespace dnnl
-
 namespace tensord {
-
-enum class FusedActivation { kNone, kRelu, kRelu6, kElu, kLeakyRelu };
-
-struct OneDnnConvOptions {
-  // Adds a per-output-channel bias (the fused node's third input).
-  bool bias = false;
-  // Adds a tensor of the output's shape (a residual connection) before the activation.
-  bool add_residual = false;
-  FusedActivation activation = FusedActivation::kNone;
-  float leakyrelu_alpha = 0.2f;  // only for kLeakyRelu
-};
-
-// The fusion of a _FusedConv2D / _FusedDepthwiseConv2dNative node (TensorFlow's Grappler ops:
-// attr fused_ops ["BiasAdd", optionally "Add", optionally "Relu" | "Relu6" | "Elu" |
-// "LeakyRelu"], the bias as third input and the residual as fourth); plain convolutions get
-// none. Errors are recorded on `c`.
-OneDnnConvOptions FusionFromAttrs(OpKernelConstruction* c);
+namespace onednn {
+class WeightsCache;
+}  // namespace onednn
 
 class OneDnnConv2D {
  public:
@@ -65,9 +45,10 @@ class OneDnnConv2D {
   // g * out_depth / groups + o belongs to group g) or, for a depthwise convolution,
   // [k_rows, k_cols, in_depth, multiplier] with groups = in_depth — the same memory order.
   // `bias` is [out_depth] or null; `residual` (with options.add_residual) has the output's
-  // shape and is added before the activation; `output` is allocated NHWC by the caller. Large
-  // convolutions are split across `device`'s threads by image, or for one image by bands of
-  // output rows; each part is a single-threaded oneDNN call.
+  // shape and is added before the activation; `output` is allocated NHWC by the caller. Small
+  // output planes run as one matrix product (OneDnnGemmConv); others as oneDNN convolutions,
+  // large ones split across `device`'s threads by image, or for one image by bands of output
+  // rows; each part is a single-threaded oneDNN call.
   // A kernel's whole computation: reads and checks the fused inputs its options call for
   // (bias, residual), allocates output 0 [batch, out_rows, out_cols, out_depth] and runs.
   // Errors name the node.
@@ -81,19 +62,17 @@ class OneDnnConv2D {
 
  private:
   struct Plan;
-  struct Weights;
   // The cached plan for this geometry, created on first use (never removed while the kernel
   // lives, so the reference stays valid).
   // `epilogue`: with the options' residual sum and activation as oneDNN post-ops.
   const Plan& PlanFor(const Window2DGeometry& g, int64_t groups, int64_t out_depth,
                       bool with_bias, bool epilogue) const;
-  // `filter` in the plan's weights layout: one reordered copy per layout, shared by plans.
-  std::shared_ptr<dnnl::memory> WeightsFor(const Plan& plan, const Tensor& filter) const;
 
   const OneDnnConvOptions options_;
+  const OneDnnGemmConv gemm_;
   mutable std::mutex mu_;
   mutable std::map<std::vector<int64_t>, std::unique_ptr<Plan>> plans_;  // guarded by mu_
-  mutable std::vector<Weights> weights_;                                 // guarded by mu_
+  const std::unique_ptr<onednn::WeightsCache> weights_;  // thread-safe
 };
 
 }  // namespace tensord

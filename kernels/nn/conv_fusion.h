@@ -1,0 +1,31 @@
+// The fusion a convolution node carries: TensorFlow's Grappler ops _FusedConv2D and
+// _FusedDepthwiseConv2dNative (attr fused_ops ["BiasAdd", optionally "Add", optionally
+// "Relu" | "Relu6" | "Elu" | "LeakyRelu"], the bias as third input and the residual as fourth).
+#ifndef TENSORD_KERNELS_NN_CONV_FUSION_H_
+#define TENSORD_KERNELS_NN_CONV_FUSION_H_
+
+#include "runtime/framework/op_kernel.h"
+
+namespace tensord {
+
+enum class FusedActivation { kNone, kRelu, kRelu6, kElu, kLeakyRelu };
+
+struct OneDnnConvOptions {
+  // Adds a per-output-channel bias (the fused node's third input).
+  bool bias = false;
+  // Adds a tensor of the output's shape (a residual connection) before the activation.
+  bool add_residual = false;
+  FusedActivation activation = FusedActivation::kNone;
+  float leakyrelu_alpha = 0.2f;  // only for kLeakyRelu
+};
+
+// The options of a fused node (plain convolutions get none). Errors are recorded on `c`.
+OneDnnConvOptions FusionFromAttrs(OpKernelConstruction* c);
+
+// `v` through the options' activation: the element-wise fallback where oneDNN's post-op
+// cannot be used.
+float Activate(const OneDnnConvOptions& options, float v);
+
+}  // namespace tensord
+
+#endif  // TENSORD_KERNELS_NN_CONV_FUSION_H_

@@ -1,0 +1,89 @@
+// What the oneDNN kernels share: the CPU engine, a stream and reusable scratch buffers per
+// thread, the fused epilogue as post-ops, and running a kernel's parts on the intra-op pool.
+//
+// oneDNN runs single-threaded per call (Debian builds it on OpenMP, whose spinning teams fight
+// the intra-op pool and co-tenant processes for cores); kernels split their work into parts
+// and spread them over the pool with RunParts.
+#ifndef TENSORD_KERNELS_NN_ONEDNN_UTIL_H_
+#define TENSORD_KERNELS_NN_ONEDNN_UTIL_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "dnnl.hpp"
+#include "kernels/nn/conv_fusion.h"
+#include "runtime/framework/tensor.h"
+#include "unsupported/Eigen/CXX11/Tensor"
+
+namespace tensord {
+namespace onednn {
+
+const dnnl::engine& Engine();
+
+// This thread's stream (oneDNN streams are not thread-safe; one per thread needs no lock).
+dnnl::stream& ThreadStream();
+
+// Buffers a thread reuses from call to call, one per purpose so that a part can hold several
+// at once: avoiding an allocation (and its page faults) per call. Valid until the same thread
+// asks for the same slot again; contents are not preserved across growth.
+enum class ThreadBufferSlot { kScratchpad, kPatches, kOutput, kCount };
+float* ThreadBuffer(ThreadBufferSlot slot, size_t bytes);
+
+// The options' residual sum ("sum" adds the result to what the output already holds) and
+// activation, in that order.
+dnnl::post_ops PostOps(const OneDnnConvOptions& options);
+
+// How many of `device`'s threads a kernel may split over, given the oneDNN kernels running
+// right now (`running` of them, this one included): concurrent requests already keep the pool
+// busy, and a part queued behind them would leave its caller idle.
+int FreeThreads(const Eigen::ThreadPoolDevice& device, int running);
+
+// Counts the kernels in flight for FreeThreads while alive.
+class RunningScope {
+ public:
+  RunningScope();
+  ~RunningScope();
+  int running() const { return running_; }
+
+ private:
+  int running_;
+};
+
+// A kernel's filters in the layouts its primitives want, reordered once and reused for as long
+// as the same filter buffer comes in (tensor buffers are immutable once shared, and the cache
+// holds a reference, so the same buffer means the same values: frozen weights hit every time; a
+// filter computed per request is reordered per request). One copy per (layout, offset).
+// Thread-safe.
+class WeightsCache {
+ public:
+  // `filter`'s floats from `offset` on, laid out as `user` describes, in layout `wanted`.
+  std::shared_ptr<dnnl::memory> Get(const dnnl::memory::desc& user,
+                                    const dnnl::memory::desc& wanted, const Tensor& filter,
+                                    int64_t offset = 0);
+
+ private:
+  struct Entry {
+    dnnl::memory::desc wanted;
+    int64_t offset;
+    Tensor source;  // the filter the reordered copy was made from
+    std::shared_ptr<dnnl::memory> reordered;
+  };
+  std::mutex mu_;
+  std::vector<Entry> entries_;  // guarded by mu_
+};
+
+// Runs part(i) for i in [0, parts): part 0 on the calling thread, the others on `device`'s
+// pool; returns when all are done, with the first failure. oneDNN's exceptions (unsupported
+// shapes, out of memory) become statuses: nothing escapes into the executor.
+absl::Status RunParts(size_t parts, const Eigen::ThreadPoolDevice& device,
+                      const std::function<void(size_t)>& part);
+
+}  // namespace onednn
+}  // namespace tensord
+
+#endif  // TENSORD_KERNELS_NN_ONEDNN_UTIL_H_
