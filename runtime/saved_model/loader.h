@@ -68,8 +68,9 @@ class SavedModelBundle {
   // What load-time optimisation did (zero when LoadOptions::optimize was off).
   int frozen_variables() const { return frozen_variables_; }
   int folded_nodes() const { return folded_nodes_; }
-  // Ops folded into convolutions (batch norm, bias, scaling) and convolutions fused with
-  // their bias and activation (runtime/optimizer).
+  // Ops folded into convolutions (zero pads, batch norm, bias, scaling) and convolutions
+  // fused with their bias and activation (runtime/optimizer).
+  int folded_pads() const { return folded_pads_; }
   int folded_affine_ops() const { return folded_affine_ops_; }
   int fused_convolutions() const { return fused_convolutions_; }
   // Variables dropped after loading because serving no longer reads them (frozen or unused).
@@ -86,6 +87,7 @@ class SavedModelBundle {
   std::unique_ptr<Session> session_;
   int frozen_variables_ = 0;
   int folded_nodes_ = 0;
+  int folded_pads_ = 0;
   int folded_affine_ops_ = 0;
   int fused_convolutions_ = 0;
   int released_variables_ = 0;

@@ -153,12 +153,13 @@ TEST(TfServingModelsTest, LegacySessionBundleFailsCleanly) {
   EXPECT_NE(bundle.status().message().find("SavedModel .pb"), std::string::npos);
 }
 
-// The load-time passes (batch norm folded into convolutions, bias and activation fused) and
-// the release of variables serving no longer reads must not change any result: the optimised
-// bundle answers like the plain one.
+// The load-time passes (zero pads and batch norm folded into convolutions, bias and activation
+// fused) and the release of variables serving no longer reads must not change any result: the
+// optimised bundle answers like the plain one.
 TEST(LoaderOptimizationTest, OptimizedModelAnswersLikeThePlainGraph) {
   auto optimized = LoadOrDie("tests/testdata/cnn_small/1");
   ASSERT_NE(optimized, nullptr);
+  EXPECT_GT(optimized->folded_pads(), 0);
   EXPECT_GT(optimized->folded_affine_ops(), 0);
   EXPECT_GT(optimized->fused_convolutions(), 0);
   EXPECT_GT(optimized->released_variables(), 0);
