@@ -44,7 +44,8 @@ class BinaryOp : public OpKernel {
         return c->InvalidArgument(F::kInvalidRhsMessage);
       }
     }
-    Tensor* out = c->allocate_output(0, DataTypeToEnum<Out>::value, plan->output_shape());
+    Tensor* out = c->forward_input_or_allocate_output({0, 1}, 0, DataTypeToEnum<Out>::value,
+                                                   plan->output_shape());
     if (plan->num_elements() == 0) return absl::OkStatus();
     BinaryBroadcast(c->eigen_cpu_device(), *plan, F(), x.data<T>(), y.data<T>(), out->data<Out>());
     return absl::OkStatus();

@@ -30,7 +30,8 @@ class UnaryOp : public OpKernel {
   absl::Status Compute(OpKernelContext* c) const override {
     TENSORD_RETURN_IF_ERROR(CheckInputType(c, 0, DataTypeToEnum<T>::value));
     const Tensor& x = c->input(0);
-    Tensor* y = c->allocate_output(0, DataTypeToEnum<Out>::value, x.shape());
+    Tensor* y =
+        c->forward_input_or_allocate_output({0}, 0, DataTypeToEnum<Out>::value, x.shape());
     UnaryApply(c->eigen_cpu_device(), F(), x.data<T>(), y->data<Out>(), x.NumElements());
     return absl::OkStatus();
   }

@@ -45,7 +45,7 @@ class BiasAddOp : public OpKernel {
           absl::StrCat("must provide as many biases as the channel dimension of the input tensor: ",
                        bias.shape().DebugString(), " vs. ", x.shape().DebugString()));
     }
-    Tensor* y = c->allocate_output(0, DT_FLOAT, x.shape());
+    Tensor* y = c->forward_input_or_allocate_output({0}, 0, DT_FLOAT, x.shape());
     if (x.NumElements() == 0) return absl::OkStatus();
     const float* in = x.data<float>();
     float* out = y->data<float>();

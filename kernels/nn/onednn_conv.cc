@@ -184,8 +184,12 @@ absl::Status OneDnnConv2D::Compute(OpKernelContext* c, const Window2DGeometry& g
                                            " values, got shape ", bias->shape().DebugString()));
   }
   const Tensor* residual = options_.add_residual ? &c->input(3) : nullptr;
-  Tensor* output =
-      c->allocate_output(0, DT_FLOAT, TensorShape{g.batch, g.out_rows, g.out_cols, out_depth});
+  // The residual's buffer, when this is its last reader, becomes the output: it holds the
+  // values the convolution is summed into (see Run).
+  const TensorShape shape{g.batch, g.out_rows, g.out_cols, out_depth};
+  Tensor* output = residual != nullptr
+                       ? c->forward_input_or_allocate_output({3}, 0, DT_FLOAT, shape)
+                       : c->allocate_output(0, DT_FLOAT, shape);
   if (output->NumElements() == 0) return absl::OkStatus();
   const absl::Status s =
       Run(g, input, filter, groups, out_depth, bias, residual, c->eigen_cpu_device(), output);
@@ -204,7 +208,9 @@ absl::Status OneDnnConv2D::Run(const Window2DGeometry& g, const Tensor& input,
       return absl::InvalidArgumentError("the residual to add must be a float tensor");
     }
     if (residual->shape() == output->shape()) {
-      std::memcpy(output->raw_data(), residual->raw_data(), output->TotalBytes());
+      if (residual->raw_data() != output->raw_data()) {  // not already the residual's buffer
+        std::memcpy(output->raw_data(), residual->raw_data(), output->TotalBytes());
+      }
     } else {
       TENSORD_RETURN_IF_ERROR(CheckBroadcastable(*residual, *output));
       epilogue = false;

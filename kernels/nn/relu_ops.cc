@@ -55,7 +55,7 @@ class ActivationOp : public OpKernel {
 
   absl::Status Compute(OpKernelContext* c) const override {
     const Tensor& x = c->input(0);
-    Tensor* y = c->allocate_output(0, DT_FLOAT, x.shape());
+    Tensor* y = c->forward_input_or_allocate_output({0}, 0, DT_FLOAT, x.shape());
     fn_(c->eigen_cpu_device(), ConstFlat(x.data<float>(), x.NumElements()), y->flat<float>());
     return absl::OkStatus();
   }

@@ -278,7 +278,8 @@ absl::Status ExecutionPlan::Compute(const Node& node, Frame* frame,
   params.execution_env = &env;
   params.cancellation = frame->cancellation;
   for (int i = 0; i < num_inputs; ++i) {
-    const Entry& entry = frame->slots[node.input_slots[i]];
+    const int slot = node.input_slots[i];
+    Entry& entry = frame->slots[slot];
     if (entry.ref != nullptr) {
       if (node.registration->def.ref_inputs().count(i)) {
         params.input_refs[i] = entry.ref;
@@ -286,6 +287,10 @@ absl::Status ExecutionPlan::Compute(const Node& node, Frame* frame,
         TENSORD_ASSIGN_OR_RETURN(params.inputs[i],
                                  entry.ref->Read(ParseTensorRef(node.def->input(i)).node));
       }
+    } else if (frame->slot_uses[slot].load(std::memory_order_acquire) == 1) {
+      // The last read of this value in the run: hand the kernel the reference, so that it may
+      // reuse the buffer for its output (OpKernelContext::forward_input_or_allocate_output).
+      params.inputs[i] = std::move(entry.value);
     } else {
       params.inputs[i] = entry.value;
     }

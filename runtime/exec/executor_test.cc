@@ -106,7 +106,23 @@ class TAssignAdd : public OpKernel {
   }
 };
 
+// TIncrement: input + 1, written into the input's buffer when the executor hands over the last
+// reference to it; counts those reuses.
+std::atomic<int> g_forwarded{0};
+class TIncrement : public OpKernel {
+ public:
+  explicit TIncrement(OpKernelConstruction* c) : OpKernel(c) {}
+  absl::Status Compute(OpKernelContext* c) const override {
+    const Tensor& x = c->input(0);
+    Tensor* y = c->forward_input_or_allocate_output({0}, 0, DT_FLOAT, x.shape());
+    if (y->raw_data() == x.raw_data()) ++g_forwarded;
+    y->scalar<float>() = x.scalar<float>() + 1;
+    return absl::OkStatus();
+  }
+};
+
 TENSORD_REGISTER_KERNEL(KernelDef("TConst"), TConst);
+TENSORD_REGISTER_KERNEL(KernelDef("TIncrement"), TIncrement);
 TENSORD_REGISTER_KERNEL(KernelDef("TAdd"), TAdd);
 TENSORD_REGISTER_KERNEL(KernelDef("TEffect"), TEffect);
 TENSORD_REGISTER_KERNEL(KernelDef("TFail"), TFail);
@@ -157,6 +173,36 @@ TEST(ExecutorTest, ComputesOnlyWhatFetchesNeed) {
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(out[0].scalar<float>(), 6.0f);
   EXPECT_EQ(out[1].scalar<float>(), 3.0f);
+}
+
+// A kernel may write its output into an input's buffer only when nothing else will read that
+// value: not the caller's feeds, not a fetched value, not a value another node still reads.
+TEST(ExecutorTest, OutputsReuseInputBuffersOnlyAtTheirLastRead) {
+  GraphDef g;
+  AddConst(&g, "a", 1);
+  AddNode(&g, "i1", "TIncrement", {"a"});
+  AddNode(&g, "i2", "TIncrement", {"i1"});
+  AddNode(&g, "other", "TIncrement", {"i1"});
+  AddNode(&g, "fed", "TIncrement", {"x"});
+  AddNode(&g, "x", "TConst");
+  auto session = MakeSession(g);
+  std::vector<Tensor> out;
+  g_forwarded = 0;
+  ASSERT_TRUE(session->Run({}, {"i2"}, {}, &out).ok());
+  EXPECT_EQ(out[0].scalar<float>(), 3);
+  EXPECT_EQ(g_forwarded, 2);  // a's fresh output into i1, i1's into i2
+  g_forwarded = 0;
+  ASSERT_TRUE(session->Run({}, {"i1", "i2", "other"}, {}, &out).ok());
+  EXPECT_EQ(out[0].scalar<float>(), 2);  // fetched: i2 and other must not write into it
+  EXPECT_EQ(out[1].scalar<float>(), 3);
+  EXPECT_EQ(out[2].scalar<float>(), 3);
+  EXPECT_EQ(g_forwarded, 1);  // only a's output
+  g_forwarded = 0;
+  const Tensor feed = Tensor::Scalar<float>(10);
+  ASSERT_TRUE(session->Run({{"x:0", feed}}, {"fed"}, {}, &out).ok());
+  EXPECT_EQ(out[0].scalar<float>(), 11);
+  EXPECT_EQ(feed.scalar<float>(), 10);
+  EXPECT_EQ(g_forwarded, 0);
 }
 
 TEST(ExecutorTest, FeedCutsTheGraph) {

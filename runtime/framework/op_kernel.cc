@@ -131,6 +131,21 @@ Tensor* OpKernelContext::allocate_output(int i, DataType dtype, const TensorShap
   return &outputs_[i];
 }
 
+Tensor* OpKernelContext::forward_input_or_allocate_output(std::initializer_list<int> inputs,
+                                                          int i, DataType dtype,
+                                                          const TensorShape& shape) {
+  for (int input : inputs) {
+    const Tensor& in = params_.inputs[input];
+    if (in.IsInitialized() && in.dtype() == dtype && DataTypeSize(dtype) > 0 &&
+        in.shape() == shape && in.memory_space() == MemorySpace::kHost && in.RefCountIsOne()) {
+      EnsureOutput(i);
+      outputs_[i] = in;
+      return &outputs_[i];
+    }
+  }
+  return allocate_output(i, dtype, shape);
+}
+
 void OpKernelContext::set_output(int i, Tensor value) {
   EnsureOutput(i);
   outputs_[i] = std::move(value);

@@ -21,6 +21,7 @@
 #define TENSORD_RUNTIME_FRAMEWORK_OP_KERNEL_H_
 
 #include <deque>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <vector>
@@ -108,6 +109,14 @@ class OpKernelContext {
   int num_outputs() const { return static_cast<int>(outputs_.size()); }
   // Allocates host memory for output i and returns it (owned by the context).
   Tensor* allocate_output(int i, DataType dtype, const TensorShape& shape);
+  // Output i in the buffer of the first of `inputs` that this run will not read again (the
+  // executor hands a node the last reference to a value it is the last reader of) and that has
+  // `dtype` and `shape`; otherwise a new allocation. Numeric types only. A forwarded output
+  // aliases its input, so a kernel may use this only when it reads each input element before
+  // writing the same position of the output (elementwise ops), or needs the input's values as
+  // the output's starting point.
+  Tensor* forward_input_or_allocate_output(std::initializer_list<int> inputs, int i,
+                                           DataType dtype, const TensorShape& shape);
   void set_output(int i, Tensor value);
   // Output i is a reference edge to `var` (VariableV2, Assign's output_ref).
   void set_output_ref(int i, std::shared_ptr<Var> var);
