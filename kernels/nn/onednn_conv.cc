@@ -74,10 +74,6 @@ struct OneDnnConv2D::Plan {
 
 namespace {
 
-// Below this many multiply-adds a convolution runs on one thread: handing parts to the pool
-// costs more than it saves.
-constexpr int64_t kMinMacsToSplit = int64_t{1} << 18;
-
 // One thread's share of a convolution: a range of images, or for a single image a band of
 // output rows with the input rows it reads. Offsets are in elements.
 struct Part {
@@ -89,7 +85,7 @@ struct Part {
 std::vector<Part> Split(const Window2DGeometry& g, int64_t out_depth, int64_t macs_per_output,
                         int threads) {
   const int64_t macs = g.batch * g.out_rows * g.out_cols * out_depth * macs_per_output;
-  if (threads <= 1 || macs < kMinMacsToSplit) return {Part{g}};
+  if (threads <= 1 || macs < onednn::kMinMacsToSplit) return {Part{g}};
   std::vector<Part> parts;
   if (g.batch > 1) {
     const int64_t n = std::min<int64_t>(threads, g.batch);

@@ -63,13 +63,13 @@ TEST(OneDnnConvTest, CachedWeightsFollowTheFilterBuffer) {
 TEST(OneDnnConvTest, ConcurrentRunsGiveTheResultsOfSerialRuns) {
   const Window2DGeometry big = Geometry3x3Same(2, 24, 16);
   const Window2DGeometry one = Geometry3x3Same(1, 24, 16);
-  const Window2DGeometry small_plane = Geometry3x3Same(4, 2, 64);  // a matrix product
+  const Window2DGeometry small_plane = Geometry3x3Same(4, 2, 256);  // a matrix product
   const Tensor input = RandomFloatTensor({2, 24, 24, 16}, 5);
   const Tensor single = RandomFloatTensor({1, 24, 24, 16}, 6);
-  const Tensor small_input = RandomFloatTensor({4, 2, 2, 64}, 9);
+  const Tensor small_input = RandomFloatTensor({4, 2, 2, 256}, 9);
   const Tensor filter_a = RandomFloatTensor({3, 3, 16, 32}, 7);
   const Tensor filter_b = RandomFloatTensor({3, 3, 16, 8}, 8);
-  const Tensor filter_c = RandomFloatTensor({3, 3, 64, 96}, 10);
+  const Tensor filter_c = RandomFloatTensor({3, 3, 256, 96}, 10);
   const OneDnnConv2D conv_a{OneDnnConvOptions()}, conv_b{OneDnnConvOptions()},
       conv_c{OneDnnConvOptions()};
   const Tensor want_a = Convolve(OneDnnConv2D{OneDnnConvOptions()}, big, input, filter_a);

@@ -17,8 +17,6 @@ namespace {
 using Tag = memory::format_tag;
 constexpr auto kF32 = memory::data_type::f32;
 
-// Below this many multiply-adds the product runs on one thread.
-constexpr int64_t kMinMacsToSplit = int64_t{1} << 18;
 // Row parts are at least this tall.
 constexpr int64_t kMinRowsPerPart = 32;
 // Rows per product call, bounding the patch buffer (and a call's working set).
@@ -75,7 +73,7 @@ struct Part {
 // columns: split the larger of the two (columns when the filter holds more floats than the
 // patches do).
 std::vector<Part> Split(int64_t rows, int64_t inner, int64_t columns, int threads) {
-  if (threads <= 1 || rows * inner * columns < kMinMacsToSplit) {
+  if (threads <= 1 || rows * inner * columns < onednn::kMinMacsToSplit) {
     return {Part{0, rows, 0, columns}};
   }
   std::vector<Part> parts;
