@@ -1,3 +1,5 @@
+#include <algorithm>
+#include <array>
 #include <string>
 #include <vector>
 
@@ -72,6 +74,85 @@ TEST(MatMulOpTest, AllTransposesMatchNaiveProduct) {
       }
     }
   }
+}
+
+// Products large enough to be split across the tests' two threads: by rows (many rows) and by
+// b's columns (one row, as a Dense layer at batch 1), with every transpose.
+TEST(MatMulOpTest, SplitProductsMatchNaiveProduct) {
+  const std::vector<std::array<int64_t, 3>> sizes = {{512, 64, 72}, {1, 1024, 2050}};
+  for (const auto& [m, k, n] : sizes) {
+    for (int t = 0; t < 4; ++t) {
+      const bool ta = t & 1, tb = t & 2;
+      const Tensor a = ta ? Pattern<float>(k, m, 1) : Pattern<float>(m, k, 1);
+      const Tensor b = tb ? Pattern<float>(n, k, 2) : Pattern<float>(k, n, 2);
+      auto c = RunMatMul(a, b, ta, tb, DeviceType::kCpu);
+      ASSERT_TRUE(c.ok()) << c.status();
+      ExpectTensorNear(*c, NaiveMatMul<float>(a, b, ta, tb));
+    }
+  }
+}
+
+::tensorflow::NodeDef FusedMatMulNode(const std::vector<std::string>& fused_ops,
+                                      bool transpose_b = false) {
+  const bool residual = fused_ops.size() > 1 && fused_ops[1] == "Add";
+  return NodeBuilder("_FusedMatMul")
+      .Attr("T", DT_FLOAT)
+      .Attr("transpose_a", false)
+      .Attr("transpose_b", transpose_b)
+      .Attr("fused_ops", fused_ops)
+      .Attr("num_args", residual ? 2 : 1)
+      .Build();
+}
+
+// _FusedMatMul (the load-time pass's MatMul + BiasAdd [+ Add] [+ activation]) against the
+// unfused chain computed naively; split and unsplit.
+TEST(MatMulOpTest, FusedBiasResidualAndActivation) {
+  for (const auto& [m, k, n] : std::vector<std::array<int64_t, 3>>{{3, 5, 7}, {1, 1024, 2050}}) {
+    const Tensor a = Pattern<float>(m, k, 1);
+    const Tensor b = Pattern<float>(n, k, 2);  // transposed, as Keras never stores it
+    const Tensor bias = Pattern<float>(1, n, 3);
+    Tensor flat_bias(DT_FLOAT, TensorShape{n});
+    std::copy_n(bias.data<float>(), n, flat_bias.data<float>());
+    const Tensor residual = Pattern<float>(m, n, 4);
+    Tensor row_residual(DT_FLOAT, TensorShape{n});  // broadcast over rows: added after
+    std::copy_n(residual.data<float>(), n, row_residual.data<float>());
+    const Tensor product = NaiveMatMul<float>(a, b, false, true);
+    for (const Tensor* res : std::vector<const Tensor*>{nullptr, &residual, &row_residual}) {
+      std::vector<std::string> ops = {"BiasAdd"};
+      if (res != nullptr) ops.push_back("Add");
+      ops.push_back("Relu");
+      std::vector<Tensor> inputs = {a, b, flat_bias};
+      if (res != nullptr) inputs.push_back(res->DeepCopy());
+      auto out = RunKernel(FusedMatMulNode(ops, true), inputs);
+      ASSERT_TRUE(out.ok()) << out.status();
+      Tensor want = product.DeepCopy();
+      for (int64_t i = 0; i < want.NumElements(); ++i) {
+        const float r = res == nullptr ? 0.0f : res->data<float>()[i % res->NumElements()];
+        float& v = want.data<float>()[i];
+        v = std::max(v + flat_bias.data<float>()[i % n] + r, 0.0f);
+      }
+      ExpectTensorNear((*out)[0], want);
+    }
+  }
+  // An empty inner dimension leaves the epilogue of zeros.
+  auto empty = RunKernel(FusedMatMulNode({"BiasAdd", "Relu6"}),
+                         {Tensor(DT_FLOAT, TensorShape{2, 0}), Tensor(DT_FLOAT, TensorShape{0, 2}),
+                          AsTensor<float>({-1, 7}, {2})});
+  ASSERT_TRUE(empty.ok()) << empty.status();
+  ExpectTensorEqual((*empty)[0], AsTensor<float>({0, 6, 0, 6}, {2, 2}));
+  // Bias of the wrong length, missing residual, unsupported fusion.
+  auto bad_bias = RunKernel(FusedMatMulNode({"BiasAdd"}),
+                            {Pattern<float>(2, 3, 0), Pattern<float>(3, 4, 0),
+                             AsTensor<float>({1, 2}, {2})});
+  EXPECT_EQ(bad_bias.status().code(), absl::StatusCode::kInvalidArgument) << bad_bias.status();
+  auto missing = RunKernel(FusedMatMulNode({"BiasAdd", "Add"}),
+                           {Pattern<float>(2, 3, 0), Pattern<float>(3, 4, 0),
+                            AsTensor<float>({1, 2, 3, 4}, {4})});
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kInvalidArgument) << missing.status();
+  auto unknown = RunKernel(FusedMatMulNode({"BiasAdd", "Tanh"}),
+                           {Pattern<float>(2, 3, 0), Pattern<float>(3, 4, 0),
+                            AsTensor<float>({1, 2, 3, 4}, {4})});
+  EXPECT_EQ(unknown.status().code(), absl::StatusCode::kUnimplemented) << unknown.status();
 }
 
 TEST(MatMulOpTest, DoubleAndInt32) {

@@ -4,7 +4,9 @@
 #ifndef TENSORD_KERNELS_NN_CONV_FUSION_H_
 #define TENSORD_KERNELS_NN_CONV_FUSION_H_
 
+#include "absl/status/status.h"
 #include "runtime/framework/op_kernel.h"
+#include "runtime/framework/tensor.h"
 
 namespace tensord {
 
@@ -25,6 +27,15 @@ OneDnnConvOptions FusionFromAttrs(OpKernelConstruction* c);
 // `v` through the options' activation: the element-wise fallback where oneDNN's post-op
 // cannot be used.
 float Activate(const OneDnnConvOptions& options, float v);
+
+// NumPy broadcasting of `residual` to `output`'s shape (dims aligned from the right, each 1 or
+// equal), which a residual add the kernel cannot fuse must satisfy; InvalidArgument otherwise.
+absl::Status CheckBroadcastable(const Tensor& residual, const Tensor& output);
+
+// output = activation(output + broadcast(residual)), element by element: the rare shapes a
+// fused kernel's own pass cannot take.
+void AddBroadcastAndActivate(const OneDnnConvOptions& options, const Tensor& residual,
+                             Tensor* output);
 
 }  // namespace tensord
 

@@ -17,46 +17,6 @@ using dnnl::memory;
 using Tag = dnnl::memory::format_tag;
 constexpr auto kF32 = dnnl::memory::data_type::f32;
 
-// NumPy broadcasting of `residual` to `output`'s shape (dims aligned from the right, each 1 or
-// equal), which the residual add must satisfy.
-absl::Status CheckBroadcastable(const Tensor& residual, const Tensor& output) {
-  bool ok = residual.dims() <= output.dims();
-  for (int i = 1; ok && i <= residual.dims(); ++i) {
-    const int64_t r = residual.dim_size(residual.dims() - i);
-    ok = r == 1 || r == output.dim_size(output.dims() - i);
-  }
-  if (!ok) {
-    return absl::InvalidArgumentError(absl::StrCat("cannot add a residual of shape ",
-                                                   residual.shape().DebugString(),
-                                                   " to the output of shape ",
-                                                   output.shape().DebugString()));
-  }
-  return absl::OkStatus();
-}
-
-// output = activation(output + broadcast(residual)), element by element: the rare shapes the
-// fused pass cannot take.
-void AddBroadcastAndActivate(const OneDnnConvOptions& options, const Tensor& residual,
-                             Tensor* output) {
-  const int rank = output->dims();
-  std::vector<int64_t> strides(rank, 0);  // residual element stride per output dim
-  int64_t stride = 1;
-  for (int i = 1; i <= residual.dims(); ++i) {
-    const int64_t r = residual.dim_size(residual.dims() - i);
-    if (r != 1) strides[rank - i] = stride;
-    stride *= r;
-  }
-  float* y = output->data<float>();
-  const float* r = residual.data<float>();
-  std::vector<int64_t> index(rank, 0);
-  for (int64_t i = 0; i < output->NumElements(); ++i) {
-    int64_t offset = 0;
-    for (int d = 0; d < rank; ++d) offset += index[d] * strides[d];
-    y[i] = Activate(options, y[i] + r[offset]);
-    for (int d = rank - 1; d >= 0 && ++index[d] == output->dim_size(d); --d) index[d] = 0;
-  }
-}
-
 // The padding after the data that makes oneDNN's output size formula give TensorFlow's size.
 int64_t PadAfter(int64_t out, int64_t in, int64_t k, int64_t stride, int64_t dilation,
                  int64_t pad_before) {

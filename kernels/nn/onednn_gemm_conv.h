@@ -1,5 +1,5 @@
-// OneDnnGemmConv: a float32 NHWC convolution (one group) as one matrix product through
-// oneDNN's matmul: rows are output pixels of every image (batch × out_rows × out_cols), columns
+// OneDnnGemmConv: a float32 NHWC convolution (one group) as one matrix product
+// (OneDnnMatMul): rows are output pixels of every image (batch × out_rows × out_cols), columns
 // output channels, the inner dimension the filter window (k_rows × k_cols × depth, read from the
 // input by im2col unless the convolution is a plain 1×1).
 //
@@ -9,34 +9,22 @@
 // 2×2 stage at batch 32 with filters that do not stay in cache: 43–51 GFLOP/s direct against
 // 134–139 as a product; equal on planes of 7×7 and larger. `Prefers` encodes that.
 //
-// Work is split over the intra-op pool by rows when there are many, otherwise by output
-// channels (each part then reads only its share of the filter: single-image runs are bound by
-// reading the filter).
-//
-// Thread-safe: Run may be called concurrently; caches are guarded, primitives are reentrant.
+// Thread-safe: Run may be called concurrently.
 #ifndef TENSORD_KERNELS_NN_ONEDNN_GEMM_CONV_H_
 #define TENSORD_KERNELS_NN_ONEDNN_GEMM_CONV_H_
 
-#include <map>
-#include <memory>
-#include <mutex>
-#include <vector>
-
 #include "absl/status/status.h"
 #include "kernels/nn/conv_fusion.h"
+#include "kernels/nn/onednn_matmul.h"
 #include "kernels/nn/window_util.h"
 #include "runtime/framework/tensor.h"
 #include "unsupported/Eigen/CXX11/Tensor"
 
 namespace tensord {
-namespace onednn {
-class WeightsCache;
-}  // namespace onednn
 
 class OneDnnGemmConv {
  public:
-  explicit OneDnnGemmConv(OneDnnConvOptions options);
-  ~OneDnnGemmConv();
+  explicit OneDnnGemmConv(OneDnnConvOptions options) : matmul_(options) {}
 
   // Whether the product beats the direct convolution for this geometry.
   static bool Prefers(const Window2DGeometry& g, int64_t groups);
@@ -50,16 +38,7 @@ class OneDnnGemmConv {
                    const Eigen::ThreadPoolDevice& device, Tensor* output) const;
 
  private:
-  struct Plan;
-  // The cached product of `rows` × `inner` by `inner` × `columns`, created on first use and
-  // never removed while the kernel lives.
-  const Plan& PlanFor(int64_t rows, int64_t inner, int64_t columns, int64_t out_depth,
-                      bool with_bias, bool epilogue) const;
-
-  const OneDnnConvOptions options_;
-  mutable std::mutex mu_;
-  mutable std::map<std::vector<int64_t>, std::unique_ptr<Plan>> plans_;  // guarded by mu_
-  const std::unique_ptr<onednn::WeightsCache> weights_;  // thread-safe
+  const OneDnnMatMul matmul_;
 };
 
 }  // namespace tensord

@@ -8,7 +8,7 @@
 // Only chains where each intermediate result feeds nothing else (and no signature reads it)
 // are folded, and only with constant filters and per-channel (or scalar) constants, so results
 // stay those of the original graph up to float rounding. The last op of the chain keeps its
-// name, as a BiasAdd; FuseConvBiasActivation then merges it into the convolution.
+// name, as a BiasAdd; FuseBiasActivation then merges it into the convolution.
 #ifndef TENSORD_RUNTIME_OPTIMIZER_FOLD_AFFINE_INTO_CONV_H_
 #define TENSORD_RUNTIME_OPTIMIZER_FOLD_AFFINE_INTO_CONV_H_
 

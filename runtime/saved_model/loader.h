@@ -68,8 +68,8 @@ class SavedModelBundle {
   // What load-time optimisation did (zero when LoadOptions::optimize was off).
   int frozen_variables() const { return frozen_variables_; }
   int folded_nodes() const { return folded_nodes_; }
-  // Ops folded into convolutions (zero pads, batch norm, bias, scaling) and convolutions
-  // fused with their bias and activation (runtime/optimizer).
+  // Ops folded into convolutions (zero pads, batch norm, bias, scaling) and convolutions and
+  // matrix products fused with their bias and activation (runtime/optimizer).
   int folded_pads() const { return folded_pads_; }
   int folded_affine_ops() const { return folded_affine_ops_; }
   int fused_convolutions() const { return fused_convolutions_; }

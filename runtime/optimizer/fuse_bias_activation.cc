@@ -1,4 +1,4 @@
-#include "runtime/optimizer/fuse_conv_bias_activation.h"
+#include "runtime/optimizer/fuse_bias_activation.h"
 
 #include <map>
 #include <set>
@@ -25,14 +25,16 @@ void AddControlInputs(const NodeDef& from, NodeDef* to) {
 
 }  // namespace
 
-absl::StatusOr<int> FuseConvBiasActivation(const GraphPassContext& context) {
+absl::StatusOr<int> FuseBiasActivation(const GraphPassContext& context) {
   GraphView view(context);
   std::set<std::string> removed;
   int fused = 0;
   for (int n = 0; n < context.graph->node_size(); ++n) {
     NodeDef* conv = context.graph->mutable_node(n);
     static const auto* const kFused = new std::map<std::string, std::string>{
-        {"Conv2D", "_FusedConv2D"}, {"DepthwiseConv2dNative", "_FusedDepthwiseConv2dNative"}};
+        {"Conv2D", "_FusedConv2D"},
+        {"DepthwiseConv2dNative", "_FusedDepthwiseConv2dNative"},
+        {"MatMul", "_FusedMatMul"}};
     auto fused_op = kFused->find(conv->op());
     if (fused_op == kFused->end() || !IsFloatNhwcOp(*conv) || conv->input_size() < 2) {
       continue;

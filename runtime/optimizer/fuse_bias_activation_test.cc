@@ -1,4 +1,4 @@
-#include "runtime/optimizer/fuse_conv_bias_activation.h"
+#include "runtime/optimizer/fuse_bias_activation.h"
 
 #include "gtest/gtest.h"
 #include "runtime/optimizer/optimizer_test_util.h"
@@ -24,9 +24,9 @@ constexpr char kGraph[] = R"pb(
   node { name: "out" op: "Identity" input: "act" attr { key: "T" value { type: DT_FLOAT } } }
 )pb";
 
-TEST(FuseConvBiasActivationTest, MakesOneFusedNodeNamedAfterTheActivation) {
+TEST(FuseBiasActivationTest, MakesOneFusedNodeNamedAfterTheActivation) {
   ::tensorflow::GraphDef graph = ParseGraph(kGraph);
-  auto fused = FuseConvBiasActivation({&graph, nullptr, {}});
+  auto fused = FuseBiasActivation({&graph, nullptr, {}});
   ASSERT_TRUE(fused.ok()) << fused.status();
   EXPECT_EQ(*fused, 1);
   auto nodes = NodesByName(graph);
@@ -47,20 +47,46 @@ TEST(FuseConvBiasActivationTest, MakesOneFusedNodeNamedAfterTheActivation) {
   EXPECT_EQ(nodes["out"].input(0), "act");
 }
 
-TEST(FuseConvBiasActivationTest, FusesDepthwiseConvolutions) {
+TEST(FuseBiasActivationTest, FusesDepthwiseConvolutions) {
   std::string text = kGraph;
   const std::string conv = "op: \"Conv2D\"";
   text.replace(text.find(conv), conv.size(), "op: \"DepthwiseConv2dNative\"");
   ::tensorflow::GraphDef graph = ParseGraph(text);
-  auto fused = FuseConvBiasActivation({&graph, nullptr, {}});
+  auto fused = FuseBiasActivation({&graph, nullptr, {}});
   ASSERT_TRUE(fused.ok()) << fused.status();
   EXPECT_EQ(NodesByName(graph)["act"].op(), "_FusedDepthwiseConv2dNative");
+}
+
+// Keras's Dense: MatMul (weights transposed or not) + BiasAdd + activation.
+TEST(FuseBiasActivationTest, FusesDenseLayers) {
+  ::tensorflow::GraphDef graph = ParseGraph(R"pb(
+    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "w" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "b" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "mm" op: "MatMul" input: "x" input: "w"
+           attr { key: "T" value { type: DT_FLOAT } }
+           attr { key: "transpose_b" value { b: true } } }
+    node { name: "bias" op: "BiasAdd" input: "mm" input: "b" attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "act" op: "Relu" input: "bias" attr { key: "T" value { type: DT_FLOAT } } }
+  )pb");
+  auto fused = FuseBiasActivation({&graph, nullptr, {}});
+  ASSERT_TRUE(fused.ok()) << fused.status();
+  EXPECT_EQ(*fused, 1);
+  auto nodes = NodesByName(graph);
+  const auto& node = nodes["act"];
+  ASSERT_EQ(node.op(), "_FusedMatMul");
+  EXPECT_TRUE(node.attr().at("transpose_b").b());
+  ASSERT_EQ(node.input_size(), 3);
+  EXPECT_EQ(node.input(2), "b");
+  ASSERT_EQ(node.attr().at("fused_ops").list().s_size(), 2);
+  EXPECT_EQ(node.attr().at("fused_ops").list().s(1), "Relu");
+  EXPECT_FALSE(nodes.count("mm"));
 }
 
 // A ResNet block's end: main branch conv -> bias -> Add(shortcut) -> Relu, the shortcut being a
 // projection conv -> bias. The main branch takes the add and the ReLU; the shortcut keeps its
 // own fused conv, whose name the residual input still refers to.
-TEST(FuseConvBiasActivationTest, FusesTheResidualAddOfAResNetBlock) {
+TEST(FuseBiasActivationTest, FusesTheResidualAddOfAResNetBlock) {
   ::tensorflow::GraphDef graph = ParseGraph(R"pb(
     node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
     node { name: "w1" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
@@ -73,7 +99,7 @@ TEST(FuseConvBiasActivationTest, FusesTheResidualAddOfAResNetBlock) {
     node { name: "add" op: "AddV2" input: "short_bias" input: "main_bias" attr { key: "T" value { type: DT_FLOAT } } }
     node { name: "relu" op: "Relu" input: "add" attr { key: "T" value { type: DT_FLOAT } } }
   )pb");
-  auto fused = FuseConvBiasActivation({&graph, nullptr, {}});
+  auto fused = FuseBiasActivation({&graph, nullptr, {}});
   ASSERT_TRUE(fused.ok()) << fused.status();
   EXPECT_EQ(*fused, 2);
   auto nodes = NodesByName(graph);
@@ -90,10 +116,10 @@ TEST(FuseConvBiasActivationTest, FusesTheResidualAddOfAResNetBlock) {
   EXPECT_EQ(nodes["short_bias"].attr().at("fused_ops").list().s_size(), 1);
 }
 
-TEST(FuseConvBiasActivationTest, StopsAtReadOrUnknownNodes) {
+TEST(FuseBiasActivationTest, StopsAtReadOrUnknownNodes) {
   // The BiasAdd's output is a signature output: conv + bias fuse, the activation stays.
   ::tensorflow::GraphDef graph = ParseGraph(kGraph);
-  auto fused = FuseConvBiasActivation({&graph, nullptr, {"bias"}});
+  auto fused = FuseBiasActivation({&graph, nullptr, {"bias"}});
   ASSERT_TRUE(fused.ok());
   auto nodes = NodesByName(graph);
   EXPECT_EQ(nodes["bias"].op(), "_FusedConv2D");
@@ -103,7 +129,7 @@ TEST(FuseConvBiasActivationTest, StopsAtReadOrUnknownNodes) {
   // The convolution's output is read twice: nothing fuses.
   graph = ParseGraph(std::string(kGraph) +
                      R"pb(node { name: "other" op: "Identity" input: "conv" })pb");
-  fused = FuseConvBiasActivation({&graph, nullptr, {}});
+  fused = FuseBiasActivation({&graph, nullptr, {}});
   ASSERT_TRUE(fused.ok());
   EXPECT_EQ(*fused, 0);
   EXPECT_EQ(NodesByName(graph)["conv"].op(), "Conv2D");

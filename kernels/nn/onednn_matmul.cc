@@ -1,0 +1,172 @@
+#include "kernels/nn/onednn_matmul.h"
+
+#include <algorithm>
+#include <cstring>
+#include <unordered_map>
+
+#include "dnnl.hpp"
+#include "kernels/nn/onednn_util.h"
+
+namespace tensord {
+
+using dnnl::memory;
+using onednn::ThreadBufferSlot;
+
+namespace {
+
+using Tag = memory::format_tag;
+constexpr auto kF32 = memory::data_type::f32;
+
+// Row parts are at least this tall.
+constexpr int64_t kMinRowsPerPart = 32;
+// Column splits keep whole 16-float vectors.
+constexpr int64_t kColumnAlign = 16;
+
+// Copies a block of `rows` rows of `columns` floats between matrices of different row strides.
+void CopyBlock(const float* from, int64_t from_stride, float* to, int64_t to_stride,
+               int64_t rows, int64_t columns) {
+  for (int64_t r = 0; r < rows; ++r) {
+    std::memcpy(to + r * to_stride, from + r * from_stride, columns * sizeof(float));
+  }
+}
+
+// One thread's share: a range of rows with every column, or every row with a range of columns.
+struct Part {
+  int64_t first_row, end_row, first_column, end_column;
+};
+
+// Parts read all of B when split by rows, and all of A when split by columns: split the larger
+// of the two (columns when B holds more floats than A does).
+std::vector<Part> Split(int64_t rows, int64_t inner, int64_t columns, int threads) {
+  if (threads <= 1 || rows * inner * columns < onednn::kMinMacsToSplit) {
+    return {Part{0, rows, 0, columns}};
+  }
+  std::vector<Part> parts;
+  const int64_t blocks = (columns + kColumnAlign - 1) / kColumnAlign;
+  if (rows <= OneDnnMatMul::kMaxRowsPerCall && columns > rows && blocks >= 2) {
+    const int64_t n = std::min<int64_t>(threads, blocks);
+    for (int64_t i = 0; i < n; ++i) {
+      parts.push_back(Part{0, rows, std::min(columns, blocks * i / n * kColumnAlign),
+                           std::min(columns, blocks * (i + 1) / n * kColumnAlign)});
+    }
+    return parts;
+  }
+  const int64_t n = std::max<int64_t>(1, std::min<int64_t>(threads, rows / kMinRowsPerPart));
+  for (int64_t i = 0; i < n; ++i) {
+    parts.push_back(Part{rows * i / n, rows * (i + 1) / n, 0, columns});
+  }
+  return parts;
+}
+
+}  // namespace
+
+struct OneDnnMatMul::Plan {
+  dnnl::matmul::primitive_desc pd;
+  dnnl::matmul primitive;
+  memory::desc src_md, dst_md, user_weights_md, bias_md;
+};
+
+OneDnnMatMul::OneDnnMatMul(OneDnnConvOptions options)
+    : options_(options), weights_(std::make_unique<onednn::WeightsCache>()) {}
+OneDnnMatMul::~OneDnnMatMul() = default;
+
+const OneDnnMatMul::Plan& OneDnnMatMul::PlanFor(const MatMulOperands& m, int64_t rows,
+                                                int64_t columns, bool with_bias) const {
+  const std::vector<int64_t> key = {rows,       m.inner,   columns,
+                                    m.columns,  with_bias, m.epilogue,
+                                    m.b_transposed};
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = plans_.find(key);
+  if (it != plans_.end()) return *it->second;
+
+  auto plan = std::make_unique<Plan>();
+  plan->src_md = memory::desc({rows, m.inner}, kF32, Tag::ab);
+  plan->dst_md = memory::desc({rows, columns}, kF32, Tag::ab);
+  // A share of B's columns, within rows of m.columns floats (or columns of m.inner floats).
+  plan->user_weights_md =
+      memory::desc({m.inner, columns}, kF32,
+                   m.b_transposed ? memory::dims{1, m.inner} : memory::dims{m.columns, 1});
+  plan->bias_md = memory::desc({1, columns}, kF32, Tag::ab);
+  const memory::desc any_weights({m.inner, columns}, kF32, Tag::any);
+  const auto desc = with_bias ? dnnl::matmul::desc(plan->src_md, any_weights, plan->bias_md,
+                                                   plan->dst_md)
+                              : dnnl::matmul::desc(plan->src_md, any_weights, plan->dst_md);
+  dnnl::primitive_attr attr;
+  if (m.epilogue) attr.set_post_ops(onednn::PostOps(options_));
+  // Each execution brings its own scratch memory: the library-managed default is shared
+  // between primitives and not safe for concurrent executions.
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  plan->pd = dnnl::matmul::primitive_desc(desc, attr, onednn::Engine());
+  plan->primitive = dnnl::matmul(plan->pd);
+  return *plans_.emplace(key, std::move(plan)).first->second;
+}
+
+absl::Status OneDnnMatMul::Run(const MatMulOperands& m, int threads,
+                               const Eigen::ThreadPoolDevice& device) const {
+  if (m.rows == 0 || m.columns == 0) return absl::OkStatus();
+  const std::vector<Part> parts = Split(m.rows, m.inner, m.columns, threads);
+  const bool column_parts = parts.front().end_column - parts.front().first_column < m.columns;
+  const bool sum_into_c = m.epilogue && options_.add_residual;
+
+  // Column parts all read every row: produce them once, here.
+  const float* shared_rows = m.a;
+  if (column_parts && m.a == nullptr) {
+    float* rows = onednn::ThreadBuffer(ThreadBufferSlot::kPatches,
+                                       m.rows * m.inner * sizeof(float));
+    m.fill_rows(0, m.rows, rows);
+    shared_rows = rows;
+  }
+
+  // `n` rows `a` times the part's columns of B into the dense block `c`.
+  auto multiply = [&](const Part& part, int64_t n, const float* a, float* c) {
+    const int64_t columns = part.end_column - part.first_column;
+    const Plan& plan = PlanFor(m, n, columns, m.bias != nullptr);
+    const int64_t offset = part.first_column * (m.b_transposed ? m.inner : 1);
+    const std::shared_ptr<memory> weights =
+        weights_->Get(plan.user_weights_md, plan.pd.weights_desc(), *m.b, offset);
+    const memory::desc& scratch_md = plan.pd.scratchpad_desc();
+    // oneDNN takes non-const handles; it only reads src, weights and bias.
+    std::unordered_map<int, memory> args = {
+        {DNNL_ARG_SRC, memory(plan.src_md, onednn::Engine(), const_cast<float*>(a))},
+        {DNNL_ARG_WEIGHTS, *weights},
+        {DNNL_ARG_DST, memory(plan.dst_md, onednn::Engine(), c)},
+        {DNNL_ARG_SCRATCHPAD,
+         memory(scratch_md, onednn::Engine(),
+                onednn::ThreadBuffer(ThreadBufferSlot::kScratchpad, scratch_md.get_size()))}};
+    if (m.bias != nullptr) {
+      args.emplace(DNNL_ARG_BIAS, memory(plan.bias_md, onednn::Engine(),
+                                         const_cast<float*>(m.bias) + part.first_column));
+    }
+    plan.primitive.execute(onednn::ThreadStream(), args);
+    onednn::ThreadStream().wait();
+  };
+
+  return onednn::RunParts(parts.size(), device, [&](size_t i) {
+    const Part& part = parts[i];
+    if (column_parts) {
+      // The part's columns are strided in C; the product writes a dense block.
+      const int64_t columns = part.end_column - part.first_column;
+      float* block =
+          onednn::ThreadBuffer(ThreadBufferSlot::kOutput, m.rows * columns * sizeof(float));
+      if (sum_into_c) {
+        CopyBlock(m.c + part.first_column, m.columns, block, columns, m.rows, columns);
+      }
+      multiply(part, m.rows, shared_rows, block);
+      CopyBlock(block, columns, m.c + part.first_column, m.columns, m.rows, columns);
+      return;
+    }
+    for (int64_t first = part.first_row; first < part.end_row; first += kMaxRowsPerCall) {
+      const int64_t n = std::min(kMaxRowsPerCall, part.end_row - first);
+      const float* a = m.a != nullptr ? m.a + first * m.inner : nullptr;
+      if (a == nullptr) {
+        float* rows =
+            onednn::ThreadBuffer(ThreadBufferSlot::kPatches, n * m.inner * sizeof(float));
+        m.fill_rows(first, first + n, rows);
+        a = rows;
+      }
+      multiply(part, n, a, m.c + first * m.columns);
+    }
+  });
+}
+
+}  // namespace tensord

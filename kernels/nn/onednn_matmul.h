@@ -1,0 +1,78 @@
+// OneDnnMatMul: C = epilogue(A × B + bias) in float32 through oneDNN's matmul, with B a
+// weights-like tensor that is reordered once into oneDNN's layout and cached per buffer
+// (onednn::WeightsCache). The epilogue is the kernel's fusion: the residual sum (over what C
+// holds) and the activation.
+//
+// Work is split over the intra-op pool by rows of A when there are many, otherwise by columns
+// of B: each part then reads only its share of B, which bounds single-row products (a Dense
+// layer at batch 1 reads every weight once per call). Row parts run in calls of at most
+// kMaxRowsPerCall rows, so A's rows may be produced on demand into a bounded buffer (the
+// convolution's im2col patches).
+//
+// Thread-safe: Run may be called concurrently; caches are guarded, primitives are reentrant.
+#ifndef TENSORD_KERNELS_NN_ONEDNN_MATMUL_H_
+#define TENSORD_KERNELS_NN_ONEDNN_MATMUL_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "kernels/nn/conv_fusion.h"
+#include "runtime/framework/tensor.h"
+#include "unsupported/Eigen/CXX11/Tensor"
+
+namespace tensord {
+namespace onednn {
+class WeightsCache;
+}  // namespace onednn
+
+// The operands of one product. Shapes: A [rows, inner], B [inner, columns] (stored
+// [columns, inner] when b_transposed), C [rows, columns], all row-major and dense.
+struct MatMulOperands {
+  int64_t rows = 0, inner = 0, columns = 0;
+  // A's rows, or null when `fill_rows` produces them: fill_rows(first, end, out) writes rows
+  // [first, end) densely to `out`.
+  const float* a = nullptr;
+  std::function<void(int64_t, int64_t, float*)> fill_rows;
+  const Tensor* b = nullptr;
+  bool b_transposed = false;
+  const float* bias = nullptr;  // [columns] or null
+  // Apply the options' residual sum and activation (else the caller does).
+  bool epilogue = true;
+  float* c = nullptr;
+};
+
+class OneDnnMatMul {
+ public:
+  // Most rows one oneDNN call takes: bounds the produced-rows buffer and the call's working
+  // set.
+  static constexpr int64_t kMaxRowsPerCall = 256;
+
+  explicit OneDnnMatMul(OneDnnConvOptions options);
+  ~OneDnnMatMul();
+
+  // Runs the product split over up to `threads` of `device`'s threads. oneDNN failures become
+  // statuses.
+  absl::Status Run(const MatMulOperands& m, int threads,
+                   const Eigen::ThreadPoolDevice& device) const;
+
+ private:
+  struct Plan;
+  // The cached product of `rows` rows by B's columns [first_column, first_column + columns),
+  // created on first use and never removed while the kernel lives.
+  const Plan& PlanFor(const MatMulOperands& m, int64_t rows, int64_t columns,
+                      bool with_bias) const;
+
+  const OneDnnConvOptions options_;
+  mutable std::mutex mu_;
+  mutable std::map<std::vector<int64_t>, std::unique_ptr<Plan>> plans_;  // guarded by mu_
+  const std::unique_ptr<onednn::WeightsCache> weights_;  // thread-safe
+};
+
+}  // namespace tensord
+
+#endif  // TENSORD_KERNELS_NN_ONEDNN_MATMUL_H_
