@@ -48,7 +48,7 @@ class WhileOp : public OpKernel {
       absl::StatusOr<bool> go = PredicateValue(pred[0]);
       if (!go.ok()) return c->InvalidArgument(absl::StrCat("loop condition: ", go.status().message()));
       if (!*go) break;
-      TENSORD_ASSIGN_OR_RETURN(vars, body_->Run(c, vars));
+      TENSORD_ASSIGN_OR_RETURN(vars, body_->Run(c, std::move(vars)));
     }
     for (size_t i = 0; i < vars.size(); ++i) c->set_output(static_cast<int>(i), std::move(vars[i]));
     return absl::OkStatus();

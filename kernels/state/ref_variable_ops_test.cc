@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <memory>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -39,8 +40,9 @@ absl::StatusOr<Outputs> RunRef(const ::tensorflow::NodeDef& node, std::vector<Te
   refs.resize(n);
   OpKernelContext::Params params;
   params.node_name = &node.name();
-  params.inputs = std::move(inputs);
-  params.input_refs = std::move(refs);
+  params.inputs.assign(std::make_move_iterator(inputs.begin()),
+                       std::make_move_iterator(inputs.end()));
+  params.input_refs.assign(refs.begin(), refs.end());
   params.num_outputs = 1;
   params.resource_mgr = resources;
   params.eigen_cpu_device = &cpu->eigen_device();

@@ -78,7 +78,7 @@ absl::StatusOr<std::vector<Tensor>> RunKernel(const ::tensorflow::NodeDef& node,
   if (!kernel.ok()) return kernel.status();
   OpKernelContext::Params params;
   params.node_name = &node.name();
-  params.inputs = inputs;
+  params.inputs.assign(inputs.begin(), inputs.end());
   params.input_refs.resize(inputs.size());
   // Enough slots for any kernel under test; unused trailing outputs are dropped below.
   params.num_outputs = 64;

@@ -350,7 +350,7 @@ void ExecutionPlan::Process(std::vector<int> ready, Frame* frame,
   }
 }
 
-absl::Status ExecutionPlan::Run(const ExecutionEnv& env, const std::vector<Tensor>& feeds,
+absl::Status ExecutionPlan::Run(const ExecutionEnv& env, std::vector<Tensor> feeds,
                                 std::vector<Tensor>* outputs,
                                 const CancellationToken* cancellation) const {
   if (feeds.size() != feed_slots_.size()) {
@@ -359,7 +359,9 @@ absl::Status ExecutionPlan::Run(const ExecutionEnv& env, const std::vector<Tenso
   }
   Frame frame(*this);
   frame.cancellation = cancellation;
-  for (size_t i = 0; i < feeds.size(); ++i) frame.slots[feed_slots_[i]].value = feeds[i];
+  for (size_t i = 0; i < feeds.size(); ++i) {
+    frame.slots[feed_slots_[i]].value = std::move(feeds[i]);
+  }
   if (!nodes_.empty()) {
     Process(initial_ready_, &frame, env);
     frame.done.WaitForNotification();

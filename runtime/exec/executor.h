@@ -46,8 +46,10 @@ class ExecutionPlan {
       const std::vector<DeviceType>& devices, const ConstantTable* constants = nullptr);
 
   // Runs the plan. `feeds` are in the order given to Build. Outputs follow `fetches`. A fired
-  // `cancellation` (may be null) stops scheduling further nodes and returns its status.
-  absl::Status Run(const ExecutionEnv& env, const std::vector<Tensor>& feeds,
+  // `cancellation` (may be null) stops scheduling further nodes and returns its status. Feeds
+  // passed by the caller's last reference (moved in) may have their buffers reused for outputs
+  // inside the run; a caller that keeps a reference keeps its values.
+  absl::Status Run(const ExecutionEnv& env, std::vector<Tensor> feeds,
                    std::vector<Tensor>* outputs,
                    const CancellationToken* cancellation = nullptr) const;
 

@@ -76,7 +76,7 @@ absl::StatusOr<std::vector<std::unique_ptr<FunctionPlan>>> FunctionPlan::ForAttr
 }
 
 absl::StatusOr<std::vector<Tensor>> FunctionPlan::Run(OpKernelContext* c,
-                                                      const std::vector<Tensor>& args) const {
+                                                      std::vector<Tensor> args) const {
   if (c->execution_env() == nullptr) {
     return absl::FailedPreconditionError(
         absl::StrCat("node '", c->node_name(), "' runs functions, which needs an executor"));
@@ -89,7 +89,7 @@ absl::StatusOr<std::vector<Tensor>> FunctionPlan::Run(OpKernelContext* c,
   ExecutionEnv env = *c->execution_env();
   env.inter_op_pool = nullptr;
   std::vector<Tensor> results;
-  TENSORD_RETURN_IF_ERROR(plan_->Run(env, args, &results, c->cancellation()));
+  TENSORD_RETURN_IF_ERROR(plan_->Run(env, std::move(args), &results, c->cancellation()));
   return results;
 }
 

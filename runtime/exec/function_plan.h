@@ -30,9 +30,10 @@ class FunctionPlan {
 
   // Runs the function on `args` with the calling kernel's resources and cancellation. Nested
   // runs execute on the calling thread (a kernel blocking an inter-op thread on work queued
-  // behind it could deadlock the pool); kernels inside still use the intra-op threads.
-  absl::StatusOr<std::vector<Tensor>> Run(OpKernelContext* c,
-                                          const std::vector<Tensor>& args) const;
+  // behind it could deadlock the pool); kernels inside still use the intra-op threads. Args
+  // moved in (a loop's variables from one iteration to the next) let the function reuse their
+  // buffers.
+  absl::StatusOr<std::vector<Tensor>> Run(OpKernelContext* c, std::vector<Tensor> args) const;
 
   int num_args() const { return num_args_; }
   int num_results() const { return num_results_; }

@@ -42,7 +42,7 @@ class GraphSession : public Session {
       feed_values.push_back(value);
     }
     TENSORD_ASSIGN_OR_RETURN(const ExecutionPlan* plan, GetPlan(feed_names, fetches, targets));
-    return plan->Run(env_, feed_values, outputs, options.cancellation);
+    return plan->Run(env_, std::move(feed_values), outputs, options.cancellation);
   }
 
  private:

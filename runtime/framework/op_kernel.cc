@@ -118,17 +118,18 @@ OpKernelContext::OpKernelContext(Params params)
       outputs_(params_.num_outputs),
       output_refs_(params_.num_outputs) {}
 
-void OpKernelContext::EnsureOutput(int i) {
-  if (i >= static_cast<int>(outputs_.size())) {
-    outputs_.resize(i + 1);
-    output_refs_.resize(i + 1);
-  }
+Tensor* OpKernelContext::OutputSlot(int i) {
+  if (i < static_cast<int>(outputs_.size())) return &outputs_[i];
+  if (extra_outputs_ == nullptr) extra_outputs_ = std::make_unique<std::deque<Tensor>>();
+  const size_t index = i - outputs_.size();
+  if (index >= extra_outputs_->size()) extra_outputs_->resize(index + 1);
+  return &(*extra_outputs_)[index];
 }
 
 Tensor* OpKernelContext::allocate_output(int i, DataType dtype, const TensorShape& shape) {
-  EnsureOutput(i);
-  outputs_[i] = Tensor(dtype, shape);
-  return &outputs_[i];
+  Tensor* out = OutputSlot(i);
+  *out = Tensor(dtype, shape);
+  return out;
 }
 
 Tensor* OpKernelContext::forward_input_or_allocate_output(std::initializer_list<int> inputs,
@@ -138,22 +139,18 @@ Tensor* OpKernelContext::forward_input_or_allocate_output(std::initializer_list<
     const Tensor& in = params_.inputs[input];
     if (in.IsInitialized() && in.dtype() == dtype && DataTypeSize(dtype) > 0 &&
         in.shape() == shape && in.memory_space() == MemorySpace::kHost && in.RefCountIsOne()) {
-      EnsureOutput(i);
-      outputs_[i] = in;
-      return &outputs_[i];
+      Tensor* out = OutputSlot(i);
+      *out = in;
+      return out;
     }
   }
   return allocate_output(i, dtype, shape);
 }
 
-void OpKernelContext::set_output(int i, Tensor value) {
-  EnsureOutput(i);
-  outputs_[i] = std::move(value);
-}
+void OpKernelContext::set_output(int i, Tensor value) { *OutputSlot(i) = std::move(value); }
 
 void OpKernelContext::set_output_ref(int i, std::shared_ptr<Var> var) {
-  EnsureOutput(i);
-  output_refs_[i] = std::move(var);
+  if (i < static_cast<int>(output_refs_.size())) output_refs_[i] = std::move(var);
 }
 
 absl::Status OpKernelContext::InvalidArgument(absl::string_view message) const {

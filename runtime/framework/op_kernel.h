@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -87,8 +88,10 @@ class OpKernelContext {
  public:
   struct Params {
     const std::string* node_name = nullptr;
-    std::vector<Tensor> inputs;                        // values (refs already read)
-    std::vector<std::shared_ptr<Var>> input_refs;      // non-null where the input is a ref edge
+    // Inline storage: a node's inputs and outputs are set up for every kernel call, and most
+    // nodes have few.
+    absl::InlinedVector<Tensor, 4> inputs;                    // values (refs already read)
+    absl::InlinedVector<std::shared_ptr<Var>, 4> input_refs;  // non-null for ref edges
     int num_outputs = 0;
     ResourceMgr* resource_mgr = nullptr;
     const Eigen::ThreadPoolDevice* eigen_cpu_device = nullptr;
@@ -121,9 +124,10 @@ class OpKernelContext {
   // Output i is a reference edge to `var` (VariableV2, Assign's output_ref).
   void set_output_ref(int i, std::shared_ptr<Var> var);
 
-  // Deques, so pointers returned by allocate_output stay valid when a later call adds slots.
-  std::deque<Tensor>& outputs() { return outputs_; }
-  std::deque<std::shared_ptr<Var>>& output_refs() { return output_refs_; }
+  // The num_outputs outputs the executor reads (sized once, so pointers returned by
+  // allocate_output stay valid).
+  absl::InlinedVector<Tensor, 4>& outputs() { return outputs_; }
+  absl::InlinedVector<std::shared_ptr<Var>, 4>& output_refs() { return output_refs_; }
 
   ResourceMgr* resource_mgr() const { return params_.resource_mgr; }
   const Eigen::ThreadPoolDevice& eigen_cpu_device() const { return *params_.eigen_cpu_device; }
@@ -134,11 +138,13 @@ class OpKernelContext {
   absl::Status InvalidArgument(absl::string_view message) const;
 
  private:
-  void EnsureOutput(int i);
+  // Where output i goes: beyond num_outputs, a slot of `extra_outputs_`, which nothing reads.
+  Tensor* OutputSlot(int i);
 
   Params params_;
-  std::deque<Tensor> outputs_;
-  std::deque<std::shared_ptr<Var>> output_refs_;
+  absl::InlinedVector<Tensor, 4> outputs_;
+  absl::InlinedVector<std::shared_ptr<Var>, 4> output_refs_;
+  std::unique_ptr<std::deque<Tensor>> extra_outputs_;  // created on first use
 };
 
 class OpKernel {
