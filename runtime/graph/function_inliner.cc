@@ -8,6 +8,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "runtime/graph/identity_elimination.h"
 #include "runtime/util/status_macros.h"
 
 namespace tensord {
@@ -115,6 +116,8 @@ class Inliner {
       TENSORD_RETURN_IF_ERROR(inliner.Emit(std::move(placeholder), depth + 1));
     }
     TENSORD_RETURN_IF_ERROR(inliner.Emit(std::move(call), depth + 1));
+    // Loop bodies run once per step: drop the pass-through nodes function calls leave behind.
+    EliminateIdentities(&graph, {FunctionCallName()});
     return graph.SerializeAsString();
   }
 

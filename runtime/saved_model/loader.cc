@@ -20,6 +20,7 @@
 #include "runtime/graph/op_registry.h"
 #include "runtime/graph/tensor_name.h"
 #include "runtime/optimizer/fold_affine_into_conv.h"
+#include "runtime/graph/identity_elimination.h"
 #include "runtime/optimizer/fold_pad_into_conv.h"
 #include "runtime/optimizer/fuse_bias_activation.h"
 #include "runtime/saved_model/serving_optimizer.h"
@@ -241,6 +242,7 @@ absl::StatusOr<std::unique_ptr<SavedModelBundle>> SavedModelBundle::Load(
     TENSORD_ASSIGN_OR_RETURN(bundle->folded_pads_, FoldPadIntoConv(passes));
     TENSORD_ASSIGN_OR_RETURN(bundle->folded_affine_ops_, FoldAffineIntoConv(passes));
     TENSORD_ASSIGN_OR_RETURN(bundle->fused_convolutions_, FuseBiasActivation(passes));
+    bundle->removed_identities_ = EliminateIdentities(&graph, passes.keep);
     TENSORD_ASSIGN_OR_RETURN(
         bundle->released_variables_,
         ReleaseUnreachableState(graph, io, optimized.constants.get(), bundle->session_.get(),

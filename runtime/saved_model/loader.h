@@ -73,6 +73,8 @@ class SavedModelBundle {
   int folded_pads() const { return folded_pads_; }
   int folded_affine_ops() const { return folded_affine_ops_; }
   int fused_convolutions() const { return fused_convolutions_; }
+  // Pass-through nodes (Identity and friends) removed from the serving graph.
+  int removed_identities() const { return removed_identities_; }
   // Variables dropped after loading because serving no longer reads them (frozen or unused).
   int released_variables() const { return released_variables_; }
   // Whether some signature writes variables, so runs depend on each other (unknown, and so
@@ -90,6 +92,7 @@ class SavedModelBundle {
   int folded_pads_ = 0;
   int folded_affine_ops_ = 0;
   int fused_convolutions_ = 0;
+  int removed_identities_ = 0;
   int released_variables_ = 0;
   bool has_mutable_state_ = true;
 };

@@ -154,7 +154,7 @@ TEST(TfServingModelsTest, LegacySessionBundleFailsCleanly) {
 }
 
 // The load-time passes (zero pads and batch norm folded into convolutions, bias and activation
-// fused) and the release of variables serving no longer reads must not change any result: the
+// fused, pass-through nodes removed) and the release of variables serving no longer reads must not change any result: the
 // optimised bundle answers like the plain one.
 TEST(LoaderOptimizationTest, OptimizedModelAnswersLikeThePlainGraph) {
   auto optimized = LoadOrDie("tests/testdata/cnn_small/1");
@@ -162,6 +162,7 @@ TEST(LoaderOptimizationTest, OptimizedModelAnswersLikeThePlainGraph) {
   EXPECT_GT(optimized->folded_pads(), 0);
   EXPECT_GT(optimized->folded_affine_ops(), 0);
   EXPECT_GT(optimized->fused_convolutions(), 0);
+  EXPECT_GT(optimized->removed_identities(), 0);
   EXPECT_GT(optimized->released_variables(), 0);
   LoadOptions plain_options;
   plain_options.optimize = false;
