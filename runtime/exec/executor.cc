@@ -25,25 +25,6 @@ struct Entry {
   std::shared_ptr<Var> ref;
 };
 
-// Yields precomputed tensors (see ConstantTable).
-class ConstantKernel : public OpKernel {
- public:
-  ConstantKernel(OpKernelConstruction* c, const std::vector<Tensor>* values)
-      : OpKernel(c), values_(values) {}
-  absl::Status Compute(OpKernelContext* c) const override {
-    for (size_t i = 0; i < values_->size(); ++i) c->set_output(static_cast<int>(i), (*values_)[i]);
-    return absl::OkStatus();
-  }
-
- private:
-  const std::vector<Tensor>* values_;
-};
-
-const KernelRegistration& ConstantRegistration() {
-  static const KernelRegistration* reg = new KernelRegistration{KernelDef("_Constant"), nullptr};
-  return *reg;
-}
-
 }  // namespace
 
 struct ExecutionPlan::Frame {
@@ -51,7 +32,7 @@ struct ExecutionPlan::Frame {
       : slots(plan.num_slots_),
         pending(new std::atomic<int>[plan.nodes_.size()]),
         slot_uses(new std::atomic<int>[plan.num_slots_]),
-        outstanding(static_cast<int>(plan.nodes_.size())) {
+        outstanding(plan.num_scheduled_) {
     for (size_t i = 0; i < plan.nodes_.size(); ++i) {
       pending[i].store(plan.nodes_[i].num_in_edges, std::memory_order_relaxed);
     }
@@ -199,16 +180,42 @@ absl::StatusOr<std::unique_ptr<ExecutionPlan>> ExecutionPlan::Build(
     return plan->nodes_[plan_index[by_name[ref.node]]].first_output_slot + ref.index;
   };
 
+  // Constants: folded values, and Const nodes on the CPU, evaluated here once.
+  plan->constant_slot_.assign(slots, false);
+  plan->constant_values_.resize(slots);
+  for (int p = 0; p < n; ++p) {
+    Node& node = plan->nodes_[p];
+    const std::vector<Tensor>* values = constant_of(node.def->name());
+    std::vector<Tensor> evaluated;
+    if (values == nullptr && node.def->op() == "Const" && node.def->input_size() == 0) {
+      TENSORD_ASSIGN_OR_RETURN(const DeviceType device, PlaceNode(*node.def, devices));
+      if (device != DeviceType::kCpu) continue;
+      TENSORD_ASSIGN_OR_RETURN(std::unique_ptr<OpKernel> kernel,
+                               KernelRegistry::Global().CreateKernel(*node.def, device));
+      OpKernelContext::Params params;
+      params.node_name = &node.def->name();
+      params.num_outputs = node.num_outputs;
+      OpKernelContext ctx(std::move(params));
+      TENSORD_RETURN_IF_ERROR(kernel->Compute(&ctx));
+      evaluated.assign(ctx.outputs().begin(), ctx.outputs().end());
+      values = &evaluated;
+    }
+    if (values == nullptr) continue;
+    for (int o = 0; o < node.num_outputs; ++o) {
+      if (o >= static_cast<int>(values->size()) || !(*values)[o].IsInitialized()) {
+        return absl::InternalError(absl::StrCat("constant node '", node.def->name(),
+                                                "' has no value for output ", o));
+      }
+      plan->constant_slot_[node.first_output_slot + o] = true;
+      plan->constant_values_[node.first_output_slot + o] = (*values)[o];
+    }
+    node.constant = true;
+  }
+
   // Edges, kernels.
   for (int p = 0; p < n; ++p) {
     Node& node = plan->nodes_[p];
-    if (const std::vector<Tensor>* values = constant_of(node.def->name())) {
-      OpKernelConstruction construction(*node.def, DeviceType::kCpu);
-      node.kernel = std::make_unique<ConstantKernel>(&construction, values);
-      node.registration = &ConstantRegistration();
-      node.expensive = false;
-      continue;
-    }
+    if (node.constant) continue;  // no kernel: never scheduled
     node.expensive = !IsCheapOp(node.def->op());
     for (const std::string& in : node.def->input()) {
       TensorRef ref = ParseTensorRef(in);
@@ -218,8 +225,9 @@ absl::StatusOr<std::unique_ptr<ExecutionPlan>> ExecutionPlan::Build(
         node.input_slots.push_back(slot);
         ++plan->slot_consumers_[slot];
       }
-      if (!is_fed) {
-        plan->nodes_[plan_index[by_name[ref.node]]].successors.push_back(p);
+      Node& producer = plan->nodes_[plan_index[by_name[ref.node]]];
+      if (!is_fed && !producer.constant) {
+        producer.successors.push_back(p);
         ++node.num_in_edges;
       }
     }
@@ -239,12 +247,17 @@ absl::StatusOr<std::unique_ptr<ExecutionPlan>> ExecutionPlan::Build(
   // need control-flow support, which this executor does not provide).
   std::vector<int> remaining(n);
   std::vector<int> ready;
+  int visited = 0;
   for (int p = 0; p < n; ++p) {
     remaining[p] = plan->nodes_[p].num_in_edges;
-    if (remaining[p] == 0) ready.push_back(p);
+    if (plan->nodes_[p].constant) {
+      ++visited;
+    } else if (remaining[p] == 0) {
+      ready.push_back(p);
+    }
   }
   plan->initial_ready_ = ready;
-  int visited = 0;
+  plan->num_scheduled_ = n - visited;
   while (!ready.empty()) {
     int p = ready.back();
     ready.pop_back();
@@ -279,6 +292,10 @@ absl::Status ExecutionPlan::Compute(const Node& node, Frame* frame,
   params.cancellation = frame->cancellation;
   for (int i = 0; i < num_inputs; ++i) {
     const int slot = node.input_slots[i];
+    if (constant_slot_[slot]) {
+      params.inputs[i] = constant_values_[slot];
+      continue;
+    }
     Entry& entry = frame->slots[slot];
     if (entry.ref != nullptr) {
       if (node.registration->def.ref_inputs().count(i)) {
@@ -362,13 +379,17 @@ absl::Status ExecutionPlan::Run(const ExecutionEnv& env, std::vector<Tensor> fee
   for (size_t i = 0; i < feeds.size(); ++i) {
     frame.slots[feed_slots_[i]].value = std::move(feeds[i]);
   }
-  if (!nodes_.empty()) {
+  if (num_scheduled_ > 0) {
     Process(initial_ready_, &frame, env);
     frame.done.WaitForNotification();
   }
   TENSORD_RETURN_IF_ERROR(frame.status);
   outputs->clear();
   for (size_t i = 0; i < fetch_slots_.size(); ++i) {
+    if (constant_slot_[fetch_slots_[i]]) {
+      outputs->push_back(constant_values_[fetch_slots_[i]]);
+      continue;
+    }
     const Entry& entry = frame.slots[fetch_slots_[i]];
     if (entry.ref != nullptr) {
       TENSORD_ASSIGN_OR_RETURN(Tensor value, entry.ref->Read(fetch_names_[i]));

@@ -70,6 +70,9 @@ class ExecutionPlan {
     // (constants, identities, shape ops) run inline, since the hand-off costs more than they do
     // and, with many concurrent runs sharing the pool, would queue behind other runs' work.
     bool expensive = true;
+    // Its outputs are the same on every run (a Const or a folded constant): computed once into
+    // constant_values_, never scheduled, and its consumers do not wait for it.
+    bool constant = false;
   };
 
   struct Frame;
@@ -85,6 +88,9 @@ class ExecutionPlan {
   std::vector<std::string> fetch_names_;
   std::vector<int> slot_consumers_;  // data edges reading each slot (fetches hold theirs)
   std::vector<int> initial_ready_;
+  int num_scheduled_ = 0;                  // nodes that run (all but the constant ones)
+  std::vector<bool> constant_slot_;        // per slot: filled from constant_values_
+  std::vector<Tensor> constant_values_;    // per slot, where constant_slot_
 };
 
 }  // namespace tensord
