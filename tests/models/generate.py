@@ -54,6 +54,7 @@ SMALL_MODELS = [
     "keras_rnn",
     "tf2_control_flow",
     "tf2_ops_extra",
+    "keras2_layernorm",
 ]
 LARGE_MODELS = [
     # Keras 3's model.export stores every variable twice in the checkpoint
@@ -273,6 +274,39 @@ def build_keras_transformer(export_dir, full_size):
     rng = _rng()
     return [Case("serving_default",
                  {"tokens": rng.randint(0, vocab, (3, seq)).astype("int32")})]
+
+
+def build_keras2_layernorm(export_dir, full_size):
+    """Keras 2 (tf_keras) normalisation layers as TensorFlow 2.15-era models export them:
+    LayerNormalization over the last axis lowers to FusedBatchNormV3 in *training* mode on an
+    NCHW reshape (the batch statistics are the per-row mean and variance), BatchNormalization
+    to FusedBatchNormV3 in inference mode. Needs `pip install tf_keras`."""
+    import numpy as np
+    import tensorflow as tf
+    import tf_keras
+    tf_keras.utils.set_random_seed(SEED)
+    layers = tf_keras.layers
+    seq, width = 5, 6
+    x = tf_keras.Input(shape=(seq, width), name="sequence")
+    h = layers.Dense(width, name="proj")(x)
+    h = layers.LayerNormalization(name="norm_seq")(h)                 # over the last axis
+    h = layers.BatchNormalization(name="batch_norm")(h)
+    flat = layers.Flatten()(h)
+    flat = layers.LayerNormalization(epsilon=1e-3, name="norm_flat")(flat)
+    out = layers.Dense(3, name="logits")(flat)
+    model = tf_keras.Model(x, out)
+    rng = _rng()
+    # Non-trivial norm parameters and moving statistics, as after training: scales and
+    # variances in [0.5, 1.5], offsets and means in [-0.5, 0.5].
+    for layer in model.layers:
+        if isinstance(layer, (layers.LayerNormalization, layers.BatchNormalization)):
+            weights = layer.get_weights()  # gamma, beta[, moving_mean, moving_variance]
+            ranges = [(0.5, 1.5), (-0.5, 0.5), (-0.5, 0.5), (0.5, 1.5)]
+            layer.set_weights([rng.uniform(*ranges[i], w.shape).astype("float32")
+                               for i, w in enumerate(weights)])
+    tf.saved_model.save(model, export_dir)
+    return [Case("serving_default",
+                 {"sequence": rng.randn(4, seq, width).astype("float32")}, rtol=1e-5, atol=1e-5)]
 
 
 def build_keras_text_cnn(export_dir, full_size):
@@ -1058,6 +1092,7 @@ BUILDERS = {
     "tf1_parse_example": build_tf1_parse_example,
     "keras_preprocessing": build_keras_preprocessing,
     "keras_transformer": build_keras_transformer,
+    "keras2_layernorm": build_keras2_layernorm,
     "keras_text_cnn": build_keras_text_cnn,
     "keras_rnn": build_keras_rnn,
     "tf2_control_flow": build_tf2_control_flow,
