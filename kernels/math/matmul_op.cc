@@ -99,7 +99,7 @@ class OneDnnMatMulOp : public OpKernel {
     const bool fused_epilogue = residual == nullptr || residual->shape() == shape;
     Tensor* out = residual != nullptr && fused_epilogue
                       ? c->forward_input_or_allocate_output({3}, 0, DT_FLOAT, shape)
-                      : c->allocate_output(0, DT_FLOAT, shape);
+                      : c->allocate_output_for_overwrite(0, DT_FLOAT, shape);
     if (!fused_epilogue) {
       TENSORD_RETURN_IF_ERROR(WithNodeName(c->node_name(), CheckBroadcastable(*residual, *out)));
     } else if (residual != nullptr && out->raw_data() != residual->raw_data()) {

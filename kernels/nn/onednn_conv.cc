@@ -145,7 +145,7 @@ absl::Status OneDnnConv2D::Compute(OpKernelContext* c, const Window2DGeometry& g
   const TensorShape shape{g.batch, g.out_rows, g.out_cols, out_depth};
   Tensor* output = residual != nullptr
                        ? c->forward_input_or_allocate_output({3}, 0, DT_FLOAT, shape)
-                       : c->allocate_output(0, DT_FLOAT, shape);
+                       : c->allocate_output_for_overwrite(0, DT_FLOAT, shape);
   if (output->NumElements() == 0) return absl::OkStatus();
   const absl::Status s =
       Run(g, input, filter, groups, out_depth, bias, residual, c->eigen_cpu_device(), output);

@@ -144,7 +144,14 @@ Tensor* OpKernelContext::forward_input_or_allocate_output(std::initializer_list<
       return out;
     }
   }
-  return allocate_output(i, dtype, shape);
+  return allocate_output_for_overwrite(i, dtype, shape);
+}
+
+Tensor* OpKernelContext::allocate_output_for_overwrite(int i, DataType dtype,
+                                                       const TensorShape& shape) {
+  Tensor* out = OutputSlot(i);
+  *out = Tensor::ForOverwrite(dtype, shape);
+  return out;
 }
 
 void OpKernelContext::set_output(int i, Tensor value) { *OutputSlot(i) = std::move(value); }

@@ -112,12 +112,15 @@ class OpKernelContext {
   int num_outputs() const { return static_cast<int>(outputs_.size()); }
   // Allocates host memory for output i and returns it (owned by the context).
   Tensor* allocate_output(int i, DataType dtype, const TensorShape& shape);
+  // Like allocate_output, but the contents of a numeric output are undefined: for kernels that
+  // write every element (spares zero-filling large outputs).
+  Tensor* allocate_output_for_overwrite(int i, DataType dtype, const TensorShape& shape);
   // Output i in the buffer of the first of `inputs` that this run will not read again (the
   // executor hands a node the last reference to a value it is the last reader of) and that has
-  // `dtype` and `shape`; otherwise a new allocation. Numeric types only. A forwarded output
-  // aliases its input, so a kernel may use this only when it reads each input element before
-  // writing the same position of the output (elementwise ops), or needs the input's values as
-  // the output's starting point.
+  // `dtype` and `shape`; otherwise allocate_output_for_overwrite. Numeric types only. A
+  // forwarded output aliases its input, so a kernel may use this only when it writes every
+  // element and reads each input element before writing the same position of the output
+  // (elementwise ops), or needs the input's values as the output's starting point.
   Tensor* forward_input_or_allocate_output(std::initializer_list<int> inputs, int i,
                                            DataType dtype, const TensorShape& shape);
   void set_output(int i, Tensor value);

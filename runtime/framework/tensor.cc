@@ -34,7 +34,7 @@ size_t ElementSize(DataType dtype) {
 // Host memory, 64-byte aligned for vectorised kernels; constructs non-trivial elements.
 class HostBuffer : public TensorBuffer {
  public:
-  static std::shared_ptr<HostBuffer> Create(DataType dtype, int64_t n) {
+  static std::shared_ptr<HostBuffer> Create(DataType dtype, int64_t n, bool zero_numbers) {
     size_t bytes = ElementSize(dtype) * static_cast<size_t>(n);
     size_t capacity = 0;
     void* data = HostAllocator::Global().Allocate(bytes, &capacity);
@@ -43,7 +43,7 @@ class HostBuffer : public TensorBuffer {
       using T = decltype(tag);
       for (int64_t i = 0; i < n; ++i) new (static_cast<T*>(data) + i) T();
     });
-    if (!objects) std::memset(data, 0, bytes);
+    if (!objects && zero_numbers) std::memset(data, 0, bytes);
     return std::shared_ptr<HostBuffer>(new HostBuffer(data, bytes, capacity, dtype, n));
   }
 
@@ -70,7 +70,12 @@ class HostBuffer : public TensorBuffer {
 Tensor::Tensor(DataType dtype, TensorShape shape)
     : dtype_(dtype),
       shape_(std::move(shape)),
-      buffer_(HostBuffer::Create(dtype, shape_.num_elements())) {}
+      buffer_(HostBuffer::Create(dtype, shape_.num_elements(), /*zero_numbers=*/true)) {}
+
+Tensor Tensor::ForOverwrite(DataType dtype, TensorShape shape) {
+  const int64_t n = shape.num_elements();
+  return Tensor(dtype, std::move(shape), HostBuffer::Create(dtype, n, /*zero_numbers=*/false));
+}
 
 Tensor::Tensor(DataType dtype, TensorShape shape, std::shared_ptr<TensorBuffer> buffer)
     : dtype_(dtype), shape_(std::move(shape)), buffer_(std::move(buffer)) {}

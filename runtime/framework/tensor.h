@@ -61,6 +61,10 @@ class Tensor {
   Tensor() = default;
   // Allocates host memory for `shape` elements; numbers are zero-filled, strings empty.
   Tensor(DataType dtype, TensorShape shape);
+  // Like the constructor, but numbers are left unset: for code that writes every element
+  // before anything reads the tensor (checkpoint reads, kernel outputs), sparing a pass over
+  // the memory. Strings, resources and variants are still constructed.
+  static Tensor ForOverwrite(DataType dtype, TensorShape shape);
   // Wraps an existing buffer (e.g. device memory). `buffer` must hold shape's bytes.
   Tensor(DataType dtype, TensorShape shape, std::shared_ptr<TensorBuffer> buffer);
 

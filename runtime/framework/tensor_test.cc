@@ -25,6 +25,20 @@ TEST(TensorTest, ShapesAndSlicesShareTheBuffer) {
   EXPECT_EQ(copy.data<float>()[3], 5.0f);
 }
 
+// ForOverwrite skips zero-filling numbers only: objects are still constructed, so strings read
+// as empty before anything is written.
+TEST(TensorTest, ForOverwriteAllocatesTheShapeAndConstructsObjects) {
+  Tensor numbers = Tensor::ForOverwrite(DT_FLOAT, {4, 5});
+  EXPECT_EQ(numbers.dtype(), DT_FLOAT);
+  EXPECT_EQ(numbers.shape(), TensorShape({4, 5}));
+  EXPECT_EQ(numbers.TotalBytes(), 80u);
+  EXPECT_TRUE(numbers.RefCountIsOne());
+  for (int i = 0; i < 20; ++i) numbers.data<float>()[i] = static_cast<float>(i);
+  EXPECT_EQ(numbers.data<float>()[19], 19.0f);
+  Tensor strings = Tensor::ForOverwrite(DT_STRING, {3});
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(strings.data<std::string>()[i], "");
+}
+
 TEST(TensorTest, StringsAreConstructedAndCopied) {
   Tensor t(DT_STRING, {2});
   EXPECT_EQ(t.data<std::string>()[1], "");

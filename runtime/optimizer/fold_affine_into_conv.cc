@@ -119,7 +119,7 @@ absl::StatusOr<int> FoldAffineIntoConv(const GraphPassContext& context) {
     // Only a scale changes the filter; bias adds alone keep the original buffer.
     Tensor scaled = *filter;
     if (std::any_of(affine.scale.begin(), affine.scale.end(), [](float v) { return v != 1.0f; })) {
-      scaled = Tensor(DT_FLOAT, filter->shape());
+      scaled = Tensor::ForOverwrite(DT_FLOAT, filter->shape());
       const float* in = filter->data<float>();
       float* out = scaled.data<float>();
       for (int64_t row = 0; row < filter->NumElements() / k; ++row) {

@@ -447,7 +447,9 @@ absl::StatusOr<Tensor> TensorBundleReader::ReadTensor(absl::string_view key,
                                            " bytes) ", KeyInFile(key, data_file)));
   }
 
-  Tensor t(dtype, *std::move(shape));
+  // Numbers are read straight over the allocation.
+  Tensor t = is_string ? Tensor(dtype, *std::move(shape))
+                       : Tensor::ForOverwrite(dtype, *std::move(shape));
   uint32_t crc;
   if (is_string) {
     std::string bytes(size, '\0');
