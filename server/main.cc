@@ -23,6 +23,7 @@
 #include "absl/strings/str_split.h"
 #include "google/protobuf/text_format.h"
 #include "protos/serving/monitoring_config.pb.h"
+#include "runtime/util/process_setup.h"
 #include "runtime/util/status_macros.h"
 #include "server/batching/batching_options.h"
 #include "server/logging/log.h"
@@ -321,4 +322,7 @@ int Run(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) { return Run(argc, argv); }
+int main(int argc, char** argv) {
+  tensord::SetUpProcess();
+  return Run(argc, argv);
+}

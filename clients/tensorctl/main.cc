@@ -5,8 +5,10 @@
 #include <vector>
 
 #include "clients/tensorctl/cli.h"
+#include "runtime/util/process_setup.h"
 
 int main(int argc, char** argv) {
+  tensord::SetUpProcess();
   std::vector<std::string> args(argv + 1, argv + argc);
   int rc = tensord::tensorctl::RunCli(args, std::cout, std::cerr);
   std::cout.flush();

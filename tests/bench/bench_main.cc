@@ -35,6 +35,7 @@
 #include "clients/common/npy.h"
 #include "runtime/saved_model/loader.h"
 #include "runtime/util/json.h"
+#include "runtime/util/process_setup.h"
 
 namespace tensord {
 namespace {
@@ -233,4 +234,7 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace tensord
 
-int main(int argc, char** argv) { return tensord::Main(argc, argv); }
+int main(int argc, char** argv) {
+  tensord::SetUpProcess();
+  return tensord::Main(argc, argv);
+}
