@@ -144,16 +144,18 @@ class OneDnnMatMulOp : public OpKernel {
   static constexpr int64_t kMaxSmallProduct = int64_t{1} << 15;
 
   // The product on the calling thread, then bias [+ the residual out holds] and activation
-  // element by element (only bias without `epilogue`: the caller finishes).
+  // element by element (only bias without `epilogue`: the caller finishes). The product goes
+  // straight into out unless out holds the residual to add.
   void SmallProduct(OpKernelContext* c, const MatMulDims& dims, const Tensor* bias,
                     bool epilogue, Tensor* out) const {
-    std::vector<float> product(out->NumElements());
-    MatMulSingleThread(dims, c->input(0).data<float>(), c->input(1).data<float>(),
-                       product.data());
+    const bool sum_into_out = epilogue && options_.add_residual;
+    std::vector<float> separate(sum_into_out ? out->NumElements() : 0);
     float* y = out->data<float>();
+    float* product = sum_into_out ? separate.data() : y;
+    MatMulSingleThread(dims, c->input(0).data<float>(), c->input(1).data<float>(), product);
     for (int64_t i = 0; i < out->NumElements(); ++i) {
       float v = product[i] + (bias != nullptr ? bias->data<float>()[i % dims.n] : 0.0f);
-      if (epilogue) v = Activate(options_, (options_.add_residual ? y[i] : 0.0f) + v);
+      if (epilogue) v = Activate(options_, (sum_into_out ? y[i] : 0.0f) + v);
       y[i] = v;
     }
   }

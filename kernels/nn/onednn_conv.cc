@@ -89,43 +89,42 @@ const OneDnnConv2D::Plan& OneDnnConv2D::PlanFor(const Window2DGeometry& g, int64
                                     g.k_cols,      out_depth,  groups,     g.stride_rows,
                                     g.stride_cols, g.dil_rows, g.dil_cols, g.pad_top, g.pad_left,
                                     g.out_rows,    g.out_cols, with_bias, epilogue};
-  std::lock_guard<std::mutex> lock(mu_);
-  auto it = plans_.find(key);
-  if (it != plans_.end()) return *it->second;
-
-  auto plan = std::make_unique<Plan>();
-  plan->src_md = memory::desc({g.batch, g.depth, g.in_rows, g.in_cols}, kF32, Tag::nhwc);
-  plan->dst_md = memory::desc({g.batch, out_depth, g.out_rows, g.out_cols}, kF32, Tag::nhwc);
-  // TensorFlow's filter order (rows, cols, in per group, group, out per group) is oneDNN's
-  // hwio without groups and hwigo with them.
-  const memory::dims weight_dims =
-      groups == 1 ? memory::dims{out_depth, g.depth, g.k_rows, g.k_cols}
-                  : memory::dims{groups, out_depth / groups, g.depth / groups, g.k_rows, g.k_cols};
-  plan->user_weights_md = memory::desc(weight_dims, kF32, groups == 1 ? Tag::hwio : Tag::hwigo);
-  plan->bias_md = memory::desc({out_depth}, kF32, Tag::x);
-  const memory::desc any_weights(weight_dims, kF32, Tag::any);
-  const memory::dims strides = {g.stride_rows, g.stride_cols};
-  const memory::dims dilates = {g.dil_rows - 1, g.dil_cols - 1};
-  const memory::dims pad_l = {g.pad_top, g.pad_left};
-  const memory::dims pad_r = {
-      PadAfter(g.out_rows, g.in_rows, g.k_rows, g.stride_rows, g.dil_rows, g.pad_top),
-      PadAfter(g.out_cols, g.in_cols, g.k_cols, g.stride_cols, g.dil_cols, g.pad_left)};
-  const auto desc =
-      with_bias ? dnnl::convolution_forward::desc(
-                      dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                      plan->src_md, any_weights, plan->bias_md, plan->dst_md, strides, dilates,
-                      pad_l, pad_r)
-                : dnnl::convolution_forward::desc(
-                      dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                      plan->src_md, any_weights, plan->dst_md, strides, dilates, pad_l, pad_r);
-  dnnl::primitive_attr attr;
-  if (epilogue) attr.set_post_ops(onednn::PostOps(options_));
-  // Each execution brings its own scratch memory: the library-managed default is shared
-  // between primitives and not safe for concurrent executions.
-  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  plan->pd = dnnl::convolution_forward::primitive_desc(desc, attr, onednn::Engine());
-  plan->primitive = dnnl::convolution_forward(plan->pd);
-  return *plans_.emplace(key, std::move(plan)).first->second;
+  return plans_.Get(key, [&] {
+    auto plan = std::make_unique<Plan>();
+    plan->src_md = memory::desc({g.batch, g.depth, g.in_rows, g.in_cols}, kF32, Tag::nhwc);
+    plan->dst_md = memory::desc({g.batch, out_depth, g.out_rows, g.out_cols}, kF32, Tag::nhwc);
+    // TensorFlow's filter order (rows, cols, in per group, group, out per group) is oneDNN's
+    // hwio without groups and hwigo with them.
+    const memory::dims weight_dims =
+        groups == 1
+            ? memory::dims{out_depth, g.depth, g.k_rows, g.k_cols}
+            : memory::dims{groups, out_depth / groups, g.depth / groups, g.k_rows, g.k_cols};
+    plan->user_weights_md = memory::desc(weight_dims, kF32, groups == 1 ? Tag::hwio : Tag::hwigo);
+    plan->bias_md = memory::desc({out_depth}, kF32, Tag::x);
+    const memory::desc any_weights(weight_dims, kF32, Tag::any);
+    const memory::dims strides = {g.stride_rows, g.stride_cols};
+    const memory::dims dilates = {g.dil_rows - 1, g.dil_cols - 1};
+    const memory::dims pad_l = {g.pad_top, g.pad_left};
+    const memory::dims pad_r = {
+        PadAfter(g.out_rows, g.in_rows, g.k_rows, g.stride_rows, g.dil_rows, g.pad_top),
+        PadAfter(g.out_cols, g.in_cols, g.k_cols, g.stride_cols, g.dil_cols, g.pad_left)};
+    const auto desc =
+        with_bias ? dnnl::convolution_forward::desc(
+                        dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                        plan->src_md, any_weights, plan->bias_md, plan->dst_md, strides, dilates,
+                        pad_l, pad_r)
+                  : dnnl::convolution_forward::desc(
+                        dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                        plan->src_md, any_weights, plan->dst_md, strides, dilates, pad_l, pad_r);
+    dnnl::primitive_attr attr;
+    if (epilogue) attr.set_post_ops(onednn::PostOps(options_));
+    // Each execution brings its own scratch memory: the library-managed default is shared
+    // between primitives and not safe for concurrent executions.
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    plan->pd = dnnl::convolution_forward::primitive_desc(desc, attr, onednn::Engine());
+    plan->primitive = dnnl::convolution_forward(plan->pd);
+    return plan;
+  });
 }
 
 absl::Status OneDnnConv2D::Compute(OpKernelContext* c, const Window2DGeometry& g,

@@ -17,14 +17,13 @@
 #ifndef TENSORD_KERNELS_NN_ONEDNN_CONV_H_
 #define TENSORD_KERNELS_NN_ONEDNN_CONV_H_
 
-#include <map>
 #include <memory>
-#include <mutex>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "unsupported/Eigen/CXX11/Tensor"
 #include "kernels/nn/conv_fusion.h"
+#include "kernels/nn/plan_cache.h"
 #include "kernels/nn/onednn_gemm_conv.h"
 #include "kernels/nn/window_util.h"
 #include "runtime/framework/op_kernel.h"
@@ -70,8 +69,7 @@ class OneDnnConv2D {
 
   const OneDnnConvOptions options_;
   const OneDnnGemmConv gemm_;
-  mutable std::mutex mu_;
-  mutable std::map<std::vector<int64_t>, std::unique_ptr<Plan>> plans_;  // guarded by mu_
+  mutable PlanCache<Plan> plans_;
   const std::unique_ptr<onednn::WeightsCache> weights_;  // thread-safe
 };
 

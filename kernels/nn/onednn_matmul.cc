@@ -75,30 +75,28 @@ const OneDnnMatMul::Plan& OneDnnMatMul::PlanFor(const MatMulOperands& m, int64_t
   const std::vector<int64_t> key = {rows,       m.inner,   columns,
                                     m.columns,  with_bias, m.epilogue,
                                     m.b_transposed};
-  std::lock_guard<std::mutex> lock(mu_);
-  auto it = plans_.find(key);
-  if (it != plans_.end()) return *it->second;
-
-  auto plan = std::make_unique<Plan>();
-  plan->src_md = memory::desc({rows, m.inner}, kF32, Tag::ab);
-  plan->dst_md = memory::desc({rows, columns}, kF32, Tag::ab);
-  // A share of B's columns, within rows of m.columns floats (or columns of m.inner floats).
-  plan->user_weights_md =
-      memory::desc({m.inner, columns}, kF32,
-                   m.b_transposed ? memory::dims{1, m.inner} : memory::dims{m.columns, 1});
-  plan->bias_md = memory::desc({1, columns}, kF32, Tag::ab);
-  const memory::desc any_weights({m.inner, columns}, kF32, Tag::any);
-  const auto desc = with_bias ? dnnl::matmul::desc(plan->src_md, any_weights, plan->bias_md,
-                                                   plan->dst_md)
-                              : dnnl::matmul::desc(plan->src_md, any_weights, plan->dst_md);
-  dnnl::primitive_attr attr;
-  if (m.epilogue) attr.set_post_ops(onednn::PostOps(options_));
-  // Each execution brings its own scratch memory: the library-managed default is shared
-  // between primitives and not safe for concurrent executions.
-  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  plan->pd = dnnl::matmul::primitive_desc(desc, attr, onednn::Engine());
-  plan->primitive = dnnl::matmul(plan->pd);
-  return *plans_.emplace(key, std::move(plan)).first->second;
+  return plans_.Get(key, [&] {
+    auto plan = std::make_unique<Plan>();
+    plan->src_md = memory::desc({rows, m.inner}, kF32, Tag::ab);
+    plan->dst_md = memory::desc({rows, columns}, kF32, Tag::ab);
+    // A share of B's columns, within rows of m.columns floats (or columns of m.inner floats).
+    plan->user_weights_md =
+        memory::desc({m.inner, columns}, kF32,
+                     m.b_transposed ? memory::dims{1, m.inner} : memory::dims{m.columns, 1});
+    plan->bias_md = memory::desc({1, columns}, kF32, Tag::ab);
+    const memory::desc any_weights({m.inner, columns}, kF32, Tag::any);
+    const auto desc = with_bias ? dnnl::matmul::desc(plan->src_md, any_weights, plan->bias_md,
+                                                     plan->dst_md)
+                                : dnnl::matmul::desc(plan->src_md, any_weights, plan->dst_md);
+    dnnl::primitive_attr attr;
+    if (m.epilogue) attr.set_post_ops(onednn::PostOps(options_));
+    // Each execution brings its own scratch memory: the library-managed default is shared
+    // between primitives and not safe for concurrent executions.
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    plan->pd = dnnl::matmul::primitive_desc(desc, attr, onednn::Engine());
+    plan->primitive = dnnl::matmul(plan->pd);
+    return plan;
+  });
 }
 
 absl::Status OneDnnMatMul::Run(const MatMulOperands& m, int threads,

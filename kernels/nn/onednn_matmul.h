@@ -15,13 +15,12 @@
 
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "kernels/nn/conv_fusion.h"
+#include "kernels/nn/plan_cache.h"
 #include "runtime/framework/tensor.h"
 #include "unsupported/Eigen/CXX11/Tensor"
 
@@ -68,8 +67,7 @@ class OneDnnMatMul {
                       bool with_bias) const;
 
   const OneDnnConvOptions options_;
-  mutable std::mutex mu_;
-  mutable std::map<std::vector<int64_t>, std::unique_ptr<Plan>> plans_;  // guarded by mu_
+  mutable PlanCache<Plan> plans_;
   const std::unique_ptr<onednn::WeightsCache> weights_;  // thread-safe
 };
 
