@@ -68,6 +68,7 @@ class RestoreV2Op : public OpKernel {
     }
     if (!reader.ok()) return NodeStatus(*c, reader.status());
 
+    std::vector<int64_t> to_read;
     for (int64_t i = 0; i < n; ++i) {
       auto entry = (*reader)->Entry(names[i]);
       if (!entry.ok()) return NodeStatus(*c, entry.status());
@@ -77,9 +78,22 @@ class RestoreV2Op : public OpKernel {
                                                " does not equal the checkpoint's dtype ",
                                                DataTypeString(entry->dtype()), " in ", prefix));
       }
-      auto tensor = (*reader)->Lookup(names[i]);
-      if (!tensor.ok()) return NodeStatus(*c, tensor.status());
-      c->set_output(static_cast<int>(i), *std::move(tensor));
+      // Entries nothing reads are checked but not read (PruneRestore leaves unreachable
+      // variables unread).
+      if (c->output_required(static_cast<int>(i))) to_read.push_back(i);
+    }
+    // Reading is copying from the page cache, checksumming and faulting in fresh pages: it
+    // scales with threads.
+    std::vector<absl::StatusOr<Tensor>> tensors(to_read.size(), absl::UnknownError("not read"));
+    c->eigen_cpu_device().parallelFor(static_cast<Eigen::Index>(to_read.size()),
+                                      Eigen::TensorOpCost(0, 0, 1e6),
+                                      [&](Eigen::Index begin, Eigen::Index end) {
+                                        for (Eigen::Index k = begin; k < end; ++k)
+                                          tensors[k] = (*reader)->Lookup(names[to_read[k]]);
+                                      });
+    for (size_t k = 0; k < to_read.size(); ++k) {
+      if (!tensors[k].ok()) return NodeStatus(*c, tensors[k].status());
+      c->set_output(static_cast<int>(to_read[k]), *std::move(tensors[k]));
     }
     return absl::OkStatus();
   }

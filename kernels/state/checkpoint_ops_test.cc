@@ -2,6 +2,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -36,11 +37,12 @@ Tensor Strings(const std::vector<std::string>& values) {
 absl::StatusOr<std::vector<Tensor>> Restore(const std::string& prefix,
                                             const std::vector<std::string>& names,
                                             const std::vector<DataType>& dtypes,
-                                            DeviceType device = DeviceType::kCpu) {
+                                            DeviceType device = DeviceType::kCpu,
+                                            std::vector<bool> outputs_read = {}) {
   return RunKernel(NodeBuilder("RestoreV2", "save/RestoreV2").Attr("dtypes", dtypes).Build(),
                    {Tensor::Scalar<std::string>(prefix), Strings(names),
                     Strings(std::vector<std::string>(names.size()))},
-                   device);
+                   device, std::move(outputs_read));
 }
 
 TEST(RestoreV2Test, RestoresSeveralDtypes) {
@@ -121,6 +123,13 @@ TEST(RestoreV2Test, CorruptDataIsDataLoss) {
   EXPECT_THAT(out.status().message(), HasSubstr("Checksum does not match"));
   EXPECT_THAT(out.status().message(), HasSubstr("for key 'bfloat16'"));
   EXPECT_TRUE(Restore(dir + "/dtypes", {"int8"}, {DT_INT8}).ok());
+  // An entry the run does not read is not read from the file (its checksum never checked).
+  auto unread = Restore(dir + "/dtypes", {"bfloat16", "int8"}, {DT_BFLOAT16, DT_INT8},
+                        DeviceType::kCpu, {false, true});
+  ASSERT_TRUE(unread.ok()) << unread.status();
+  ASSERT_EQ(unread->size(), 2u);
+  EXPECT_FALSE((*unread)[0].IsInitialized());
+  EXPECT_EQ((*unread)[1].dtype(), DT_INT8);
 }
 
 TEST(RestoreV2Test, SlicesAreUnimplemented) {

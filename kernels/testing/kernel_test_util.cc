@@ -71,7 +71,7 @@ std::vector<DeviceType> TestDevices() { return {DeviceType::kCpu}; }
 
 absl::StatusOr<std::vector<Tensor>> RunKernel(const ::tensorflow::NodeDef& node,
                                               const std::vector<Tensor>& inputs,
-                                              DeviceType device) {
+                                              DeviceType device, std::vector<bool> outputs_read) {
   static CpuDevice* cpu = new CpuDevice(CpuDevice::Options{2});
   static ResourceMgr* resources = new ResourceMgr();
   auto kernel = KernelRegistry::Global().CreateKernel(node, device);
@@ -82,6 +82,10 @@ absl::StatusOr<std::vector<Tensor>> RunKernel(const ::tensorflow::NodeDef& node,
   params.input_refs.resize(inputs.size());
   // Enough slots for any kernel under test; unused trailing outputs are dropped below.
   params.num_outputs = 64;
+  if (!outputs_read.empty()) {
+    outputs_read.resize(params.num_outputs, false);
+    params.outputs_read = &outputs_read;
+  }
   params.resource_mgr = resources;
   params.eigen_cpu_device = &cpu->eigen_device();
   OpKernelContext ctx(std::move(params));

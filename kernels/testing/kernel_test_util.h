@@ -50,10 +50,12 @@ class NodeBuilder {
 std::vector<DeviceType> TestDevices();
 
 // Creates the node's kernel for `device` and computes it once with `inputs`.
-// Ref outputs are read back as values.
+// Ref outputs are read back as values. A non-empty `outputs_read` says which outputs the run
+// reads (OpKernelContext::output_required; those past its end are not read); empty: all.
 absl::StatusOr<std::vector<Tensor>> RunKernel(const ::tensorflow::NodeDef& node,
                                               const std::vector<Tensor>& inputs,
-                                              DeviceType device = DeviceType::kCpu);
+                                              DeviceType device = DeviceType::kCpu,
+                                              std::vector<bool> outputs_read = {});
 
 template <typename T>
 Tensor AsTensor(const std::vector<T>& values, const std::vector<int64_t>& dims) {

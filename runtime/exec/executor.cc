@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
@@ -80,7 +81,7 @@ absl::StatusOr<std::unique_ptr<ExecutionPlan>> ExecutionPlan::Build(
     auto it = constants->find(name);
     return it == constants->end() ? nullptr : &it->second;
   };
-  std::map<std::string, int> by_name;
+  absl::flat_hash_map<absl::string_view, int> by_name;
   for (int i = 0; i < graph.node_size(); ++i) {
     if (!by_name.emplace(graph.node(i).name(), i).second) {
       return absl::InvalidArgumentError(
@@ -89,7 +90,7 @@ absl::StatusOr<std::unique_ptr<ExecutionPlan>> ExecutionPlan::Build(
   }
   auto plan = std::unique_ptr<ExecutionPlan>(new ExecutionPlan());
 
-  std::map<std::string, int> fed;  // "node:index" -> feed position
+  absl::flat_hash_map<std::string, int> fed;  // "node:index" -> feed position
   for (size_t i = 0; i < feeds.size(); ++i) {
     TensorRef ref = ParseTensorRef(feeds[i]);
     if (ref.is_control() || !by_name.count(ref.node)) {
@@ -103,7 +104,7 @@ absl::StatusOr<std::unique_ptr<ExecutionPlan>> ExecutionPlan::Build(
 
   // Backward closure of fetches and targets, cut at fed tensors.
   std::vector<int> order;              // graph node indices in the plan
-  std::map<int, int> plan_index;       // graph index -> plan index
+  absl::flat_hash_map<int, int> plan_index;  // graph index -> plan index
   std::deque<int> queue;
   auto visit = [&](int g) {
     if (plan_index.emplace(g, static_cast<int>(order.size())).second) {
@@ -119,7 +120,7 @@ absl::StatusOr<std::unique_ptr<ExecutionPlan>> ExecutionPlan::Build(
           absl::StrCat("Tensor ", f, ", specified in fetches, was not found in the graph"));
     }
     fetch_refs.push_back(ref);
-    if (!fed.count(ref.ToString())) visit(by_name[ref.node]);
+    if (!fed.count(ref.ToString())) visit(by_name.at(ref.node));
   }
   for (const std::string& t : targets) {
     auto it = by_name.find(ParseTensorRef(t).node);
@@ -149,7 +150,7 @@ absl::StatusOr<std::unique_ptr<ExecutionPlan>> ExecutionPlan::Build(
   plan->nodes_.resize(n);
   for (int p = 0; p < n; ++p) plan->nodes_[p].def = &graph.node(order[p]);
   auto note_use = [&](const TensorRef& ref) {
-    auto it = plan_index.find(by_name[ref.node]);
+    auto it = plan_index.find(by_name.at(ref.node));
     if (it != plan_index.end()) {
       Node& producer = plan->nodes_[it->second];
       producer.num_outputs = std::max(producer.num_outputs, ref.index + 1);
@@ -177,7 +178,7 @@ absl::StatusOr<std::unique_ptr<ExecutionPlan>> ExecutionPlan::Build(
   auto slot_of = [&](const TensorRef& ref) {
     auto f = fed.find(ref.ToString());
     if (f != fed.end()) return plan->feed_slots_[f->second];
-    return plan->nodes_[plan_index[by_name[ref.node]]].first_output_slot + ref.index;
+    return plan->nodes_[plan_index[by_name.at(ref.node)]].first_output_slot + ref.index;
   };
 
   // Constants: folded values, and Const nodes on the CPU, evaluated here once.
@@ -225,7 +226,7 @@ absl::StatusOr<std::unique_ptr<ExecutionPlan>> ExecutionPlan::Build(
         node.input_slots.push_back(slot);
         ++plan->slot_consumers_[slot];
       }
-      Node& producer = plan->nodes_[plan_index[by_name[ref.node]]];
+      Node& producer = plan->nodes_[plan_index[by_name.at(ref.node)]];
       if (!is_fed && !producer.constant) {
         producer.successors.push_back(p);
         ++node.num_in_edges;
@@ -241,6 +242,11 @@ absl::StatusOr<std::unique_ptr<ExecutionPlan>> ExecutionPlan::Build(
     plan->fetch_slots_.push_back(slot);
     ++plan->slot_consumers_[slot];  // held until the run returns
     plan->fetch_names_.push_back(ref.ToString());
+  }
+  for (Node& node : plan->nodes_) {
+    for (int o = 0; o < node.num_outputs; ++o) {
+      node.outputs_read.push_back(plan->slot_consumers_[node.first_output_slot + o] > 0);
+    }
   }
 
   // Kahn's algorithm: every node must become ready, otherwise the graph has a cycle (loops
@@ -286,6 +292,7 @@ absl::Status ExecutionPlan::Compute(const Node& node, Frame* frame,
   params.inputs.resize(num_inputs);
   params.input_refs.resize(num_inputs);
   params.num_outputs = node.num_outputs;
+  params.outputs_read = &node.outputs_read;
   params.resource_mgr = env.resource_mgr;
   params.eigen_cpu_device = &env.cpu->eigen_device();
   params.execution_env = &env;
@@ -320,7 +327,7 @@ absl::Status ExecutionPlan::Compute(const Node& node, Frame* frame,
       out.ref = std::move(ctx.output_refs()[o]);
     } else if (o < ctx.num_outputs() && ctx.outputs()[o].IsInitialized()) {
       out.value = std::move(ctx.outputs()[o]);
-    } else {
+    } else if (node.outputs_read[o]) {
       return absl::InternalError(absl::StrCat("node '", node.def->name(), "' (", node.def->op(),
                                               ") did not produce output ", o));
     }

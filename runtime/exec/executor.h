@@ -65,6 +65,7 @@ class ExecutionPlan {
     std::vector<int> successors;    // one entry per in-edge of the successor
     int first_output_slot = 0;
     int num_outputs = 0;            // outputs with a slot
+    std::vector<bool> outputs_read;  // per output: some consumer or fetch reads it
     int num_in_edges = 0;           // data + control edges from nodes in the plan
     // Worth a trip to the inter-op pool when it becomes ready alongside others; cheap nodes
     // (constants, identities, shape ops) run inline, since the hand-off costs more than they do

@@ -127,6 +127,23 @@ TENSORD_REGISTER_KERNEL(KernelDef("TAdd"), TAdd);
 TENSORD_REGISTER_KERNEL(KernelDef("TEffect"), TEffect);
 TENSORD_REGISTER_KERNEL(KernelDef("TFail"), TFail);
 TENSORD_REGISTER_KERNEL(KernelDef("TSleep"), TSleep);
+// TPair: outputs 1 and 2, each only when some node or fetch of the run reads it; counts the
+// outputs it computed.
+std::atomic<int> g_pair_outputs{0};
+class TPair : public OpKernel {
+ public:
+  explicit TPair(OpKernelConstruction* c) : OpKernel(c) {}
+  absl::Status Compute(OpKernelContext* c) const override {
+    for (int i = 0; i < 2; ++i) {
+      if (!c->output_required(i)) continue;
+      c->set_output(i, Tensor::Scalar<float>(i + 1.0f));
+      ++g_pair_outputs;
+    }
+    return absl::OkStatus();
+  }
+};
+
+TENSORD_REGISTER_KERNEL(KernelDef("TPair"), TPair);
 TENSORD_REGISTER_KERNEL(KernelDef("TVar"), TVar);
 TENSORD_REGISTER_KERNEL(KernelDef("TAssignAdd").RefInput(0), TAssignAdd);
 
@@ -203,6 +220,23 @@ TEST(ExecutorTest, OutputsReuseInputBuffersOnlyAtTheirLastRead) {
   EXPECT_EQ(out[0].scalar<float>(), 11);
   EXPECT_EQ(feed.scalar<float>(), 10);
   EXPECT_EQ(g_forwarded, 0);
+}
+
+TEST(ExecutorTest, KernelsMaySkipOutputsNothingReads) {
+  GraphDef g;
+  AddNode(&g, "pair", "TPair");
+  AddNode(&g, "second", "TIncrement", {"pair:1"});
+  auto session = MakeSession(g);
+  std::vector<Tensor> out;
+  g_pair_outputs = 0;
+  ASSERT_TRUE(session->Run({}, {"second"}, {}, &out).ok());
+  EXPECT_EQ(out[0].scalar<float>(), 3.0f);
+  EXPECT_EQ(g_pair_outputs, 1);  // output 0 is below the one read, but nothing reads it
+  g_pair_outputs = 0;
+  ASSERT_TRUE(session->Run({}, {"pair:0", "second"}, {}, &out).ok());
+  EXPECT_EQ(out[0].scalar<float>(), 1.0f);
+  EXPECT_EQ(out[1].scalar<float>(), 3.0f);
+  EXPECT_EQ(g_pair_outputs, 2);
 }
 
 TEST(ExecutorTest, FeedCutsTheGraph) {

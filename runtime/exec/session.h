@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "protos/tensorflow/graph.pb.h"
 #include "runtime/framework/cancellation.h"
@@ -53,7 +54,7 @@ class Session {
 
 // Precomputed outputs of nodes, keyed by node name: such a node runs no kernel and yields these
 // tensors (frozen variables, folded constants). The tensors share buffers with their source.
-using ConstantTable = std::map<std::string, std::vector<Tensor>>;
+using ConstantTable = absl::flat_hash_map<std::string, std::vector<Tensor>>;
 
 // Creates a session over `graph`, which must have no function calls left to inline
 // (see runtime/graph/function_inliner.h). Kernels are created lazily, per plan.

@@ -93,6 +93,8 @@ class OpKernelContext {
     absl::InlinedVector<Tensor, 4> inputs;                    // values (refs already read)
     absl::InlinedVector<std::shared_ptr<Var>, 4> input_refs;  // non-null for ref edges
     int num_outputs = 0;
+    // Per output below num_outputs: whether anything in the run reads it. Null: all are read.
+    const std::vector<bool>* outputs_read = nullptr;
     ResourceMgr* resource_mgr = nullptr;
     const Eigen::ThreadPoolDevice* eigen_cpu_device = nullptr;
     // The run's services and cancellation, for kernels that run graphs of their own (control
@@ -110,6 +112,12 @@ class OpKernelContext {
 
   // Outputs the executor expects; kernels may set more (extra ones are ignored).
   int num_outputs() const { return static_cast<int>(outputs_.size()); }
+  // False when nothing in this run reads output i: a kernel may then leave it unset, sparing
+  // the work (a checkpoint read restores only the variables a run needs).
+  bool output_required(int i) const {
+    return i < num_outputs() &&
+           (params_.outputs_read == nullptr || (*params_.outputs_read)[i]);
+  }
   // Allocates host memory for output i and returns it (owned by the context).
   Tensor* allocate_output(int i, DataType dtype, const TensorShape& shape);
   // Like allocate_output, but the contents of a numeric output are undefined: for kernels that

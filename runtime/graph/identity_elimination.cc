@@ -4,6 +4,7 @@
 #include <map>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "runtime/graph/tensor_name.h"
 
@@ -27,7 +28,7 @@ bool OutputsRefs(const std::string& op) {
 }  // namespace
 
 int EliminateIdentities(::tensorflow::GraphDef* graph, const std::set<std::string>& keep) {
-  std::map<std::string, const NodeDef*> by_name;
+  absl::flat_hash_map<absl::string_view, const NodeDef*> by_name;  // views of node names
   for (const NodeDef& node : graph->node()) by_name[node.name()] = &node;
 
   // For each removable node: the references its outputs forward (output i = data input i)
@@ -36,7 +37,7 @@ int EliminateIdentities(::tensorflow::GraphDef* graph, const std::set<std::strin
     std::vector<TensorRef> data;
     std::vector<std::string> after;
   };
-  std::map<std::string, Forward> forwards;
+  absl::flat_hash_map<std::string, Forward> forwards;
   for (const NodeDef& node : graph->node()) {
     if (!IsForwardingOp(node.op()) || keep.count(node.name())) continue;
     Forward f;

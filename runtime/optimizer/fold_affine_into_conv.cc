@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <optional>
+#include <string>
+#include <tuple>
 #include <vector>
 
 #include "runtime/graph/tensor_name.h"
@@ -82,6 +85,19 @@ bool Absorb(const GraphView& view, const NodeDef& node, const std::string& curre
   return false;
 }
 
+// filter * scale, scale[i] applying to the filter elements of output channel i: those at
+// i % k, whichever of the two filter layouts.
+Tensor ScaleOutputChannels(const Tensor& filter, const std::vector<float>& scale) {
+  const int64_t k = static_cast<int64_t>(scale.size());
+  Tensor scaled = Tensor::ForOverwrite(DT_FLOAT, filter.shape());
+  const float* in = filter.data<float>();
+  float* out = scaled.data<float>();
+  for (int64_t row = 0; row < filter.NumElements() / k; ++row) {
+    for (int64_t c = 0; c < k; ++c) out[row * k + c] = in[row * k + c] * scale[c];
+  }
+  return scaled;
+}
+
 }  // namespace
 
 absl::StatusOr<int> FoldAffineIntoConv(const GraphPassContext& context) {
@@ -89,6 +105,9 @@ absl::StatusOr<int> FoldAffineIntoConv(const GraphPassContext& context) {
   std::set<std::string> removed;
   std::vector<std::pair<std::string, Tensor>> new_constants;  // name, value
   std::vector<std::string> devices;
+  // Scaled filters by (original buffer, shape, scale): a model exported with several
+  // signatures has a copy of each convolution per signature, reading the same variable.
+  std::map<std::tuple<const void*, std::string, std::vector<float>>, Tensor> scaled_filters;
   int folded = 0;
   const int original_size = context.graph->node_size();
   for (int n = 0; n < original_size; ++n) {
@@ -119,12 +138,10 @@ absl::StatusOr<int> FoldAffineIntoConv(const GraphPassContext& context) {
     // Only a scale changes the filter; bias adds alone keep the original buffer.
     Tensor scaled = *filter;
     if (std::any_of(affine.scale.begin(), affine.scale.end(), [](float v) { return v != 1.0f; })) {
-      scaled = Tensor::ForOverwrite(DT_FLOAT, filter->shape());
-      const float* in = filter->data<float>();
-      float* out = scaled.data<float>();
-      for (int64_t row = 0; row < filter->NumElements() / k; ++row) {
-        for (int64_t c = 0; c < k; ++c) out[row * k + c] = in[row * k + c] * affine.scale[c];
-      }
+      auto [memo, added] = scaled_filters.try_emplace(
+          {filter->data<float>(), filter->shape().DebugString(), affine.scale});
+      if (added) memo->second = ScaleOutputChannels(*filter, affine.scale);
+      scaled = memo->second;
     }
     Tensor bias(DT_FLOAT, TensorShape{k});
     std::copy(affine.bias.begin(), affine.bias.end(), bias.data<float>());

@@ -73,6 +73,37 @@ TEST(FoldAffineIntoConvTest, FoldsFusedBatchNorm) {
   EXPECT_EQ(Values(constants.at(nodes["bn"].input(1))[0]), (std::vector<float>{-2.0f, 1.0f}));
 }
 
+// A model exported with two signatures has a copy of each layer per signature, both reading
+// the same variable (frozen: one buffer in the constant table).
+TEST(FoldAffineIntoConvTest, CopiesOfALayerShareOneFoldedFilter) {
+  ::tensorflow::GraphDef graph = ParseGraph(R"pb(
+    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "w" op: "ReadVariableOp" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "conv1" op: "Conv2D" input: "x" input: "w" attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "scale1" op: "Mul" input: "conv1" input: "s" attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "conv2" op: "Conv2D" input: "x" input: "w" attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "scale2" op: "Mul" input: "conv2" input: "s" attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "conv3" op: "Conv2D" input: "x" input: "w" attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "scale3" op: "Mul" input: "conv3" input: "s3" attr { key: "T" value { type: DT_FLOAT } } }
+  )pb");
+  *graph.add_node() = FloatConst("s", {2.0f, 3.0f}, {2});
+  *graph.add_node() = FloatConst("s3", {4.0f}, {});
+  Tensor w(DT_FLOAT, TensorShape{1, 1, 1, 2});
+  w.data<float>()[0] = 1.0f;
+  w.data<float>()[1] = -2.0f;
+  ConstantTable constants;
+  constants["w"] = {w};
+  auto folded = FoldAffineIntoConv({&graph, &constants, {}});
+  ASSERT_TRUE(folded.ok()) << folded.status();
+  const Tensor& f1 = constants.at("conv1/_folded_filter")[0];
+  const Tensor& f2 = constants.at("conv2/_folded_filter")[0];
+  const Tensor& f3 = constants.at("conv3/_folded_filter")[0];
+  EXPECT_EQ(Values(f1), (std::vector<float>{2.0f, -6.0f}));
+  EXPECT_EQ(f1.data<float>(), f2.data<float>());
+  EXPECT_EQ(Values(f3), (std::vector<float>{4.0f, -8.0f}));
+  EXPECT_EQ(Values(w), (std::vector<float>{1.0f, -2.0f}));
+}
+
 TEST(FoldAffineIntoConvTest, LeavesSharedFetchedAndNonChannelOpsAlone) {
   // The Mul's result is fetched by a signature: only the BiasAdd before it may fold... and
   // since the BiasAdd is the chain's last node then, nothing is removed.

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "protos/tensorflow/graph.pb.h"
 #include "runtime/exec/session.h"
 #include "runtime/framework/tensor.h"
@@ -52,14 +53,14 @@ class GraphView {
 
  private:
   const GraphPassContext& context_;
-  std::map<std::string, int> by_name_;
+  absl::flat_hash_map<std::string, int> by_name_;
   // For each node: the (consumer node, input position) pairs reading any of its outputs, and
   // whether a control edge or a non-zero output is read.
   struct Uses {
     std::vector<std::pair<int, int>> data;
     bool other = false;
   };
-  std::map<std::string, Uses> uses_;
+  absl::flat_hash_map<std::string, Uses> uses_;
 };
 
 // True when the node's T attr is float and its data_format, where it has one, is NHWC: the

@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "google/protobuf/io/coded_stream.h"
@@ -19,10 +20,12 @@
 #include "runtime/graph/function_inliner.h"
 #include "runtime/graph/op_registry.h"
 #include "runtime/graph/tensor_name.h"
-#include "runtime/optimizer/fold_affine_into_conv.h"
 #include "runtime/graph/identity_elimination.h"
+#include "runtime/optimizer/drop_constant_control_edges.h"
+#include "runtime/optimizer/fold_affine_into_conv.h"
 #include "runtime/optimizer/fold_pad_into_conv.h"
 #include "runtime/optimizer/fuse_bias_activation.h"
+#include "runtime/saved_model/restore_pruning.h"
 #include "runtime/saved_model/serving_optimizer.h"
 #include "runtime/util/status_macros.h"
 
@@ -114,16 +117,20 @@ absl::StatusOr<int> ReleaseUnreachableState(const ::tensorflow::GraphDef& graph,
                                             ConstantTable* constants, Session* load_session,
                                             ResourceMgr* resources) {
   // Constants are where serving stops: their inputs never run.
-  const std::set<std::string> reachable = SignatureClosure(
+  const absl::flat_hash_set<std::string> reachable = SignatureClosure(
       graph, signatures, [constants](const std::string& name) { return constants->count(name) > 0; });
-  for (auto it = constants->begin(); it != constants->end();) {
-    it = reachable.count(it->first) ? std::next(it) : constants->erase(it);
-  }
-  std::vector<std::string> handles;
+  absl::erase_if(*constants,
+                 [&reachable](const auto& entry) { return !reachable.count(entry.first); });
+  absl::flat_hash_set<std::string> reachable_variables;
   bool functions_run = false;  // their flattened bodies may name variables of their own
   for (const auto& node : graph.node()) {
-    if (reachable.count(node.name()) && IsFunctionalControlFlow(node)) functions_run = true;
-    if (node.op() == "VarHandleOp" && !reachable.count(node.name())) {
+    if (!reachable.count(node.name())) continue;
+    if (IsFunctionalControlFlow(node)) functions_run = true;
+    if (node.op() == "VarHandleOp") reachable_variables.insert(VariableResource(node));
+  }
+  std::vector<std::string> handles;
+  for (const auto& node : graph.node()) {
+    if (node.op() == "VarHandleOp" && !reachable_variables.count(VariableResource(node))) {
       handles.push_back(node.name() + ":0");
     }
   }
@@ -193,6 +200,21 @@ absl::StatusOr<std::unique_ptr<SavedModelBundle>> SavedModelBundle::Load(
 
   OpRegistry ops(mg.meta_info_def().stripped_op_list(), mg.graph_def().library());
   TENSORD_ASSIGN_OR_RETURN(::tensorflow::GraphDef graph, InlineFunctions(mg.graph_def(), ops));
+  std::vector<SignatureIo> io;
+  for (const auto& [key, sig] : bundle->signatures()) {
+    SignatureIo one;
+    for (const auto& [alias, info] : sig.inputs()) one.feeds.push_back(info.name());
+    for (const auto& [alias, info] : sig.outputs()) one.fetches.push_back(info.name());
+    io.push_back(std::move(one));
+  }
+  TENSORD_ASSIGN_OR_RETURN(const std::string init_op, FindInitOp(mg));
+  const auto& saver = mg.saver_def();
+  if (options.optimize && !saver.restore_op_name().empty()) {
+    std::vector<SignatureIo> runs = io;
+    if (!init_op.empty()) runs.push_back(SignatureIo{{}, {init_op}});
+    bundle->skipped_restores_ =
+        PruneRestore(&graph, saver.restore_op_name(), SignatureClosure(graph, runs));
+  }
   // Restore and init run in a load session; serving uses a second session over the same
   // variables with the load-time optimisations applied.
   auto resources = std::make_shared<ResourceMgr>();
@@ -200,7 +222,6 @@ absl::StatusOr<std::unique_ptr<SavedModelBundle>> SavedModelBundle::Load(
 
   TENSORD_ASSIGN_OR_RETURN(auto asset_feeds, AssetFeeds(mg, export_dir));
   std::vector<Tensor> unused;
-  const auto& saver = mg.saver_def();
   const std::string prefix = export_dir + "/variables/variables";
   if (!saver.restore_op_name().empty() && FileExists(prefix + ".index")) {
     auto feeds = asset_feeds;
@@ -211,7 +232,6 @@ absl::StatusOr<std::unique_ptr<SavedModelBundle>> SavedModelBundle::Load(
                                                  s.message()));
     }
   }
-  TENSORD_ASSIGN_OR_RETURN(std::string init_op, FindInitOp(mg));
   if (!init_op.empty()) {
     absl::Status s = bundle->session_->Run(asset_feeds, {}, {init_op}, &unused);
     if (!s.ok()) {
@@ -220,13 +240,6 @@ absl::StatusOr<std::unique_ptr<SavedModelBundle>> SavedModelBundle::Load(
     }
   }
   if (options.optimize) {
-    std::vector<SignatureIo> io;
-    for (const auto& [key, sig] : bundle->signatures()) {
-      SignatureIo one;
-      for (const auto& [alias, info] : sig.inputs()) one.feeds.push_back(info.name());
-      for (const auto& [alias, info] : sig.outputs()) one.fetches.push_back(info.name());
-      io.push_back(std::move(one));
-    }
     TENSORD_ASSIGN_OR_RETURN(
         ServingOptimization optimized,
         OptimizeForServing(graph, io, ops, bundle->session_.get(), ServingOptimizerOptions()));
@@ -239,6 +252,7 @@ absl::StatusOr<std::unique_ptr<SavedModelBundle>> SavedModelBundle::Load(
         for (const std::string& name : names) passes.keep.insert(ParseTensorRef(name).node);
       }
     }
+    DropConstantControlEdges(passes);
     TENSORD_ASSIGN_OR_RETURN(bundle->folded_pads_, FoldPadIntoConv(passes));
     TENSORD_ASSIGN_OR_RETURN(bundle->folded_affine_ops_, FoldAffineIntoConv(passes));
     TENSORD_ASSIGN_OR_RETURN(bundle->fused_convolutions_, FuseBiasActivation(passes));

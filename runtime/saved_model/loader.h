@@ -75,6 +75,8 @@ class SavedModelBundle {
   int fused_convolutions() const { return fused_convolutions_; }
   // Pass-through nodes (Identity and friends) removed from the serving graph.
   int removed_identities() const { return removed_identities_; }
+  // Variables not restored from the checkpoint because nothing serving runs reads them.
+  int skipped_restores() const { return skipped_restores_; }
   // Variables dropped after loading because serving no longer reads them (frozen or unused).
   int released_variables() const { return released_variables_; }
   // Whether some signature writes variables, so runs depend on each other (unknown, and so
@@ -93,6 +95,7 @@ class SavedModelBundle {
   int folded_affine_ops_ = 0;
   int fused_convolutions_ = 0;
   int removed_identities_ = 0;
+  int skipped_restores_ = 0;
   int released_variables_ = 0;
   bool has_mutable_state_ = true;
 };

@@ -4,6 +4,8 @@
 #include <map>
 #include <set>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/framework/kernel_registry.h"
 #include "runtime/framework/tensor_proto.h"
@@ -81,7 +83,7 @@ class Optimizer {
 
   void AddClosure(const SignatureIo& sig) {
     for (const auto& f : sig.feeds) fed_.insert(ParseTensorRef(f).ToString());
-    const std::set<std::string> closure = SignatureClosure(graph_, {sig});
+    const absl::flat_hash_set<std::string> closure = SignatureClosure(graph_, {sig});
     closure_.insert(closure.begin(), closure.end());
   }
 
@@ -125,7 +127,7 @@ class Optimizer {
   // Reads every freezable variable in one run of the load session.
   absl::Status FreezeVariables() {
     std::vector<std::pair<std::string, const NodeDef*>> reads;  // node to freeze, its variable
-    std::map<std::string, int> fetch_index;
+    absl::flat_hash_map<std::string, int> fetch_index;
     std::vector<std::string> fetches;
     for (const std::string& name : closure_) {
       const NodeDef* node = Find(name);
@@ -170,8 +172,8 @@ class Optimizer {
 
   absl::Status FoldConstants() {
     // Topological order over the closure (Kahn), so inputs are decided before consumers.
-    std::map<std::string, int> pending;
-    std::map<std::string, std::vector<std::string>> consumers;
+    absl::flat_hash_map<std::string, int> pending;
+    absl::flat_hash_map<std::string, std::vector<std::string>> consumers;
     for (const std::string& name : closure_) {
       const NodeDef* node = Find(name);
       int count = 0;
@@ -266,26 +268,26 @@ class Optimizer {
   const OpRegistry& ops_;
   Session* session_;
   const ServingOptimizerOptions options_;
-  std::map<std::string, int> by_name_;
-  std::set<std::string> closure_;
-  std::set<std::string> fed_;
-  std::set<std::string> written_;
+  absl::flat_hash_map<absl::string_view, int> by_name_;  // views of graph_'s node names
+  absl::flat_hash_set<std::string> closure_;
+  absl::flat_hash_set<std::string> fed_;
+  absl::flat_hash_set<std::string> written_;
   ServingOptimization result_;
-  std::map<std::string, Tensor> const_values_;
+  absl::flat_hash_map<std::string, Tensor> const_values_;
   ResourceMgr scratch_resources_;
   CpuDevice cpu_{CpuDevice::Options{}};
 };
 
 }  // namespace
 
-std::set<std::string> SignatureClosure(const GraphDef& graph,
-                                       const std::vector<SignatureIo>& signatures,
-                                       const std::function<bool(const std::string&)>& stop) {
-  std::map<std::string, const NodeDef*> by_name;
+absl::flat_hash_set<std::string> SignatureClosure(
+    const GraphDef& graph, const std::vector<SignatureIo>& signatures,
+    const std::function<bool(const std::string&)>& stop) {
+  absl::flat_hash_map<absl::string_view, const NodeDef*> by_name;
   for (const auto& node : graph.node()) by_name[node.name()] = &node;
-  std::set<std::string> seen;
+  absl::flat_hash_set<std::string> seen;
   for (const SignatureIo& sig : signatures) {
-    std::set<std::string> fed;
+    absl::flat_hash_set<std::string> fed;
     for (const std::string& f : sig.feeds) fed.insert(ParseTensorRef(f).ToString());
     std::vector<std::string> stack;
     for (const std::string& f : sig.fetches) {

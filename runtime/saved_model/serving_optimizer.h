@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "protos/tensorflow/graph.pb.h"
 #include "runtime/exec/session.h"
@@ -32,9 +33,9 @@ struct SignatureIo {
 
 // The nodes the signatures can run: the backward closure of their fetches, cut at their feeds
 // and at nodes for which `stop` (may be empty) is true — those are included, their inputs not.
-std::set<std::string> SignatureClosure(const ::tensorflow::GraphDef& graph,
-                                       const std::vector<SignatureIo>& signatures,
-                                       const std::function<bool(const std::string&)>& stop = {});
+absl::flat_hash_set<std::string> SignatureClosure(
+    const ::tensorflow::GraphDef& graph, const std::vector<SignatureIo>& signatures,
+    const std::function<bool(const std::string&)>& stop = {});
 
 struct ServingOptimizerOptions {
   // Folded outputs larger than this many elements stay computed at run time (a small graph
