@@ -111,7 +111,7 @@ std::string TagsString(const std::set<std::string>& tags) {
 
 // Drops what the optimised serving graph no longer reaches — constants the passes replaced
 // (e.g. filters folded with batch norm) and variables nothing reads any more (frozen ones, and
-// the second copy Keras 3 exports keep of every variable) — and returns the memory.
+// the second copy Keras 3 exports keep of every variable).
 absl::StatusOr<int> ReleaseUnreachableState(const ::tensorflow::GraphDef& graph,
                                             const std::vector<SignatureIo>& signatures,
                                             ConstantTable* constants, Session* load_session,
@@ -143,8 +143,24 @@ absl::StatusOr<int> ReleaseUnreachableState(const ::tensorflow::GraphDef& graph,
       resources->Erase<Var>(handle.container(), handle.name());
     }
   }
-  HostAllocator::Global().ReleaseCached();
   return static_cast<int>(handles.size());
+}
+
+std::map<std::string, DataType> GraphInputDtypes(const MetaGraphDef& meta) {
+  std::set<std::string> inputs;  // node names
+  for (const auto& [key, sig] : meta.signature_def()) {
+    for (const auto& [alias, info] : sig.inputs()) inputs.insert(ParseTensorRef(info.name()).node);
+  }
+  std::map<std::string, DataType> dtypes;  // by node name
+  for (const auto& node : meta.graph_def().node()) {
+    if (!inputs.count(node.name())) continue;
+    const char* attr = node.op() == "Placeholder" || node.op() == "PlaceholderWithDefault" ? "dtype"
+                       : node.op() == "Identity"                                           ? "T"
+                                                                                           : nullptr;
+    auto it = attr == nullptr ? node.attr().end() : node.attr().find(attr);
+    if (it != node.attr().end()) dtypes[node.name()] = it->second.type();
+  }
+  return dtypes;
 }
 
 }  // namespace
@@ -195,7 +211,9 @@ absl::StatusOr<std::unique_ptr<SavedModelBundle>> SavedModelBundle::Load(
 
   auto bundle = std::unique_ptr<SavedModelBundle>(new SavedModelBundle());
   bundle->export_dir_ = export_dir;
-  bundle->meta_graph_ = *meta;
+  for (MetaGraphDef& candidate : *saved_model.mutable_meta_graphs()) {
+    if (&candidate == meta) bundle->meta_graph_.Swap(&candidate);  // no copy of the graph
+  }
   const MetaGraphDef& mg = bundle->meta_graph_;
 
   OpRegistry ops(mg.meta_info_def().stripped_op_list(), mg.graph_def().library());
@@ -265,7 +283,19 @@ absl::StatusOr<std::unique_ptr<SavedModelBundle>> SavedModelBundle::Load(
                              NewSession(std::move(graph), options.session, resources,
                                         std::move(optimized.constants)));
   }
+  // Serving needs the signatures and their inputs' dtypes; the graph now lives on, optimised,
+  // in the session.
+  bundle->graph_input_dtypes_ = GraphInputDtypes(mg);
+  bundle->meta_graph_.clear_graph_def();
+  // What loading allocated and freed (the load session, checkpoint reads, filters replaced by
+  // folded ones, the graph before inlining) goes back to the system.
+  HostAllocator::Global().ReleaseCached();
   return bundle;
+}
+
+DataType SavedModelBundle::GraphInputDtype(const std::string& tensor_name) const {
+  auto it = graph_input_dtypes_.find(ParseTensorRef(tensor_name).node);
+  return it == graph_input_dtypes_.end() ? DT_INVALID : it->second;
 }
 
 std::map<std::string, SignatureDef> SavedModelBundle::signatures() const {

@@ -51,7 +51,13 @@ class SavedModelBundle {
                                                                 const LoadOptions& options);
 
   const std::string& export_dir() const { return export_dir_; }
+  // The loaded MetaGraphDef without its graph_def (signatures, meta info, asset files).
   const ::tensorflow::MetaGraphDef& meta_graph_def() const { return meta_graph_; }
+  // The dtype the graph itself gives signature input `tensor_name` ("node:index"): a
+  // placeholder's dtype or an Identity's T. Old exports declare a wrong dtype in the signature
+  // (DT_FLOAT for a string placeholder); TF Serving's Classify and Regress go by the graph.
+  // DT_INVALID when the input's node is of another kind.
+  DataType GraphInputDtype(const std::string& tensor_name) const;
   // Signatures available for serving (the init-op pseudo-signature is excluded).
   std::map<std::string, ::tensorflow::SignatureDef> signatures() const;
 
@@ -88,6 +94,7 @@ class SavedModelBundle {
 
   std::string export_dir_;
   ::tensorflow::MetaGraphDef meta_graph_;
+  std::map<std::string, DataType> graph_input_dtypes_;  // by signature input node name
   std::unique_ptr<Session> session_;
   int frozen_variables_ = 0;
   int folded_nodes_ = 0;

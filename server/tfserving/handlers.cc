@@ -159,22 +159,6 @@ absl::Status CheckSingleInput(const ::tensorflow::SignatureDef& signature, const
   return absl::OkStatus();
 }
 
-// The dtype the graph really produces at `tensor_name` ("node:index"): a placeholder's
-// `dtype`, an Identity's `T`; DT_INVALID when the node is absent or of another kind.
-DataType GraphTensorDtype(const ::tensorflow::GraphDef& graph, const std::string& tensor_name) {
-  const std::string node_name = tensor_name.substr(0, tensor_name.find(':'));
-  for (const auto& node : graph.node()) {
-    if (node.name() != node_name) continue;
-    const char* attr = nullptr;
-    if (node.op() == "Placeholder" || node.op() == "PlaceholderWithDefault") attr = "dtype";
-    if (node.op() == "Identity") attr = "T";
-    if (attr == nullptr) return DT_INVALID;
-    auto it = node.attr().find(attr);
-    return it == node.attr().end() ? DT_INVALID : it->second.type();
-  }
-  return DT_INVALID;
-}
-
 // Feeds the serialized Examples to the signature's `inputs` tensor and fetches `output_aliases`.
 // Like TF Serving, the signature's declared input dtype is not trusted (old exports declare
 // DT_FLOAT for the string placeholder); the graph's own dtype for that tensor decides.
@@ -186,8 +170,7 @@ absl::StatusOr<std::map<std::string, Tensor>> RunOnExamples(
   if (input.encoding_case() != ::tensorflow::TensorInfo::kName) {
     return absl::InvalidArgumentError("Expected a dense input Tensor named inputs.");
   }
-  DataType input_dtype = GraphTensorDtype(handle.bundle->meta_graph_def().graph_def(),
-                                          input.name());
+  DataType input_dtype = handle.bundle->GraphInputDtype(input.name());
   if (input_dtype == DT_INVALID) input_dtype = BaseType(input.dtype());
   if (input_dtype != DT_STRING) {
     return absl::InvalidArgumentError(absl::StrCat(
