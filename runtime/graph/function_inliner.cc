@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -255,6 +256,30 @@ const std::string& FunctionCallName() {
 std::string FlatFunctionAttr(const std::string& attr) { return "_flat_" + attr; }
 
 std::string FlatFunctionErrorAttr(const std::string& attr) { return "_flat_error_" + attr; }
+
+void RewriteFlatFunctions(GraphDef* graph, const std::function<void(GraphDef*)>& rewrite) {
+  auto rewrite_serialized = [&rewrite](std::string* serialized) {
+    GraphDef body;
+    if (!body.ParseFromString(*serialized)) return;
+    RewriteFlatFunctions(&body, rewrite);
+    rewrite(&body);
+    *serialized = body.SerializeAsString();
+  };
+  for (NodeDef& node : *graph->mutable_node()) {
+    if (!IsFunctionalControlFlow(node)) continue;
+    for (auto& [name, value] : *node.mutable_attr()) {
+      if (!absl::StartsWith(name, FlatFunctionAttr("")) ||
+          absl::StartsWith(name, FlatFunctionErrorAttr(""))) {
+        continue;
+      }
+      if (value.has_list()) {
+        for (std::string& s : *value.mutable_list()->mutable_s()) rewrite_serialized(&s);
+      } else {
+        rewrite_serialized(value.mutable_s());
+      }
+    }
+  }
+}
 
 bool IsFunctionCall(const NodeDef& node, const OpRegistry& ops) {
   if (CalledFunctionName(node) != nullptr) return true;

@@ -22,6 +22,7 @@
 #ifndef TENSORD_RUNTIME_GRAPH_FUNCTION_INLINER_H_
 #define TENSORD_RUNTIME_GRAPH_FUNCTION_INLINER_H_
 
+#include <functional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -45,6 +46,12 @@ const std::string& FunctionCallName();
 // The attr holding the flattened graph(s) of function attr `attr` ("body" -> "_flat_body").
 std::string FlatFunctionAttr(const std::string& attr);
 std::string FlatFunctionErrorAttr(const std::string& attr);
+
+// Calls `rewrite` on every flattened function graph stored in `graph`'s control-flow nodes,
+// those nested in them first, and stores the rewritten graphs back. A stored graph that does
+// not parse is left as it is (the node reports it when it runs).
+void RewriteFlatFunctions(::tensorflow::GraphDef* graph,
+                          const std::function<void(::tensorflow::GraphDef*)>& rewrite);
 
 }  // namespace tensord
 

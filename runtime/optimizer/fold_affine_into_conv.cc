@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <tuple>
 #include <vector>
@@ -119,7 +120,13 @@ void ScaleFilters(std::vector<const ScaledFilter*> jobs) {
   const size_t helpers =
       std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), jobs.size()) - 1;
   std::vector<std::thread> threads;
-  for (size_t t = 0; t < helpers; ++t) threads.emplace_back(work);
+  for (size_t t = 0; t < helpers; ++t) {
+    try {
+      threads.emplace_back(work);
+    } catch (const std::system_error&) {
+      break;  // no thread to spare: this one does the rest
+    }
+  }
   work();
   for (std::thread& t : threads) t.join();
 }

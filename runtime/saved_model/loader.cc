@@ -25,6 +25,7 @@
 #include "runtime/optimizer/fold_affine_into_conv.h"
 #include "runtime/optimizer/fold_pad_into_conv.h"
 #include "runtime/optimizer/fuse_bias_activation.h"
+#include "runtime/optimizer/fuse_elementwise.h"
 #include "runtime/saved_model/restore_pruning.h"
 #include "runtime/saved_model/serving_optimizer.h"
 #include "runtime/util/status_macros.h"
@@ -274,6 +275,11 @@ absl::StatusOr<std::unique_ptr<SavedModelBundle>> SavedModelBundle::Load(
     TENSORD_ASSIGN_OR_RETURN(bundle->folded_pads_, FoldPadIntoConv(passes));
     TENSORD_ASSIGN_OR_RETURN(bundle->folded_affine_ops_, FoldAffineIntoConv(passes));
     TENSORD_ASSIGN_OR_RETURN(bundle->fused_convolutions_, FuseBiasActivation(passes));
+    bundle->fused_elementwise_ops_ = FuseElementwise(passes);
+    // Loop and branch bodies run once per step: their elementwise ops gain the most.
+    RewriteFlatFunctions(&graph, [&bundle](::tensorflow::GraphDef* body) {
+      bundle->fused_elementwise_ops_ += FuseElementwise({body, nullptr, {FunctionCallName()}});
+    });
     bundle->removed_identities_ = EliminateIdentities(&graph, passes.keep);
     TENSORD_ASSIGN_OR_RETURN(
         bundle->released_variables_,

@@ -79,6 +79,8 @@ class SavedModelBundle {
   int folded_pads() const { return folded_pads_; }
   int folded_affine_ops() const { return folded_affine_ops_; }
   int fused_convolutions() const { return fused_convolutions_; }
+  // Elementwise ops merged into _FusedElementwise nodes, loop and branch bodies included.
+  int fused_elementwise_ops() const { return fused_elementwise_ops_; }
   // Pass-through nodes (Identity and friends) removed from the serving graph.
   int removed_identities() const { return removed_identities_; }
   // Variables not restored from the checkpoint because nothing serving runs reads them.
@@ -101,6 +103,7 @@ class SavedModelBundle {
   int folded_pads_ = 0;
   int folded_affine_ops_ = 0;
   int fused_convolutions_ = 0;
+  int fused_elementwise_ops_ = 0;
   int removed_identities_ = 0;
   int skipped_restores_ = 0;
   int released_variables_ = 0;

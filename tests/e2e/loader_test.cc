@@ -7,7 +7,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "runtime/saved_model/loader.h"
@@ -154,29 +157,20 @@ TEST(TfServingModelsTest, LegacySessionBundleFailsCleanly) {
 }
 
 // The load-time passes (zero pads and batch norm folded into convolutions, bias and activation
-// fused, pass-through nodes removed), the restore of only the variables serving reads and the
-// release of those it no longer reads must not change any result: the
+// fused, elementwise ops fused, pass-through nodes removed), the restore of only the variables
+// serving reads and the release of those it no longer reads must not change any result: the
 // optimised bundle answers like the plain one.
-TEST(LoaderOptimizationTest, OptimizedModelAnswersLikeThePlainGraph) {
-  auto optimized = LoadOrDie("tests/testdata/cnn_small/1");
-  ASSERT_NE(optimized, nullptr);
-  EXPECT_GT(optimized->folded_pads(), 0);
-  EXPECT_GT(optimized->folded_affine_ops(), 0);
-  EXPECT_GT(optimized->fused_convolutions(), 0);
-  EXPECT_GT(optimized->removed_identities(), 0);
-  EXPECT_GT(optimized->released_variables(), 0);
-  EXPECT_GT(optimized->skipped_restores(), 0);  // Keras 3 writes each variable twice
+// Runs `optimized` and the same model loaded without optimisation on `inputs`, twice (the
+// second run uses the cached plans and weights), and expects the same outputs.
+void ExpectAnswersLikeThePlainGraph(const SavedModelBundle& optimized,
+                                    const std::map<std::string, Tensor>& inputs) {
   LoadOptions plain_options;
   plain_options.optimize = false;
-  auto plain = SavedModelBundle::Load("tests/testdata/cnn_small/1", plain_options);
+  auto plain = SavedModelBundle::Load(optimized.export_dir(), plain_options);
   ASSERT_TRUE(plain.ok()) << plain.status();
-  const auto signatures = optimized->signatures();
-  const auto& input = *signatures.at("serving_default").inputs().begin();
-  Tensor x(DT_FLOAT, {3, 32, 32, 3});
-  for (int64_t i = 0; i < x.NumElements(); ++i) x.data<float>()[i] = ((i * 7919) % 201) / 100.0f - 1.0f;
-  for (int run = 0; run < 2; ++run) {  // the second run uses the cached plans and weights
-    auto got = optimized->RunSignature("serving_default", {{input.first, x}});
-    auto want = (*plain)->RunSignature("serving_default", {{input.first, x}});
+  for (int run = 0; run < 2; ++run) {
+    auto got = optimized.RunSignature("serving_default", inputs);
+    auto want = (*plain)->RunSignature("serving_default", inputs);
     ASSERT_TRUE(got.ok()) << got.status();
     ASSERT_TRUE(want.ok()) << want.status();
     for (const auto& [alias, tensor] : *want) {
@@ -188,6 +182,43 @@ TEST(LoaderOptimizationTest, OptimizedModelAnswersLikeThePlainGraph) {
       }
     }
   }
+}
+
+TEST(LoaderOptimizationTest, OptimizedModelAnswersLikeThePlainGraph) {
+  auto optimized = LoadOrDie("tests/testdata/cnn_small/1");
+  ASSERT_NE(optimized, nullptr);
+  EXPECT_GT(optimized->folded_pads(), 0);
+  EXPECT_GT(optimized->folded_affine_ops(), 0);
+  EXPECT_GT(optimized->fused_convolutions(), 0);
+  EXPECT_GT(optimized->removed_identities(), 0);
+  EXPECT_GT(optimized->released_variables(), 0);
+  EXPECT_GT(optimized->skipped_restores(), 0);  // Keras 3 writes each variable twice
+  const auto signatures = optimized->signatures();
+  const auto& input = *signatures.at("serving_default").inputs().begin();
+  Tensor x(DT_FLOAT, {3, 32, 32, 3});
+  for (int64_t i = 0; i < x.NumElements(); ++i) x.data<float>()[i] = ((i * 7919) % 201) / 100.0f - 1.0f;
+  ExpectAnswersLikeThePlainGraph(*optimized, {{input.first, x}});
+}
+
+// The LSTM and GRU steps run as While bodies: their gates fuse into _FusedElementwise nodes.
+TEST(LoaderOptimizationTest, RecurrentCellsFuseAndAnswerLikeThePlainGraph) {
+  auto optimized = LoadOrDie("tests/testdata/keras_rnn/1");
+  ASSERT_NE(optimized, nullptr);
+  EXPECT_GT(optimized->fused_elementwise_ops(), 0);
+  std::map<std::string, Tensor> inputs;
+  const auto signatures = optimized->signatures();
+  for (const auto& [alias, info] : signatures.at("serving_default").inputs()) {
+    std::vector<int64_t> dims;
+    for (const auto& d : info.tensor_shape().dim()) dims.push_back(d.size() < 0 ? 2 : d.size());
+    Tensor t(info.dtype(), TensorShape(dims));
+    for (int64_t i = 0; i < t.NumElements(); ++i) {
+      if (info.dtype() == DT_FLOAT) t.data<float>()[i] = ((i * 7919) % 201) / 100.0f - 1.0f;
+      if (info.dtype() == DT_INT32) t.data<int32_t>()[i] = static_cast<int32_t>(i % 5);
+      if (info.dtype() == DT_INT64) t.data<int64_t>()[i] = i % 5;
+    }
+    inputs[alias] = t;
+  }
+  ExpectAnswersLikeThePlainGraph(*optimized, inputs);
 }
 
 TEST(LoaderErrorsTest, MissingDirectoryAndWrongTags) {
