@@ -145,7 +145,7 @@ absl::Status FillString(const std::vector<const json::Value*>& leaves,
 }
 
 // Writes nested lists for `dims`, calling `element(i, out)` for flat element i.
-void AppendNested(const std::vector<int64_t>& dims,
+void AppendNested(absl::Span<const int64_t> dims,
                   const std::function<void(int64_t, std::string*)>& element, std::string* out) {
   int64_t next = 0;
   std::function<void(size_t)> level = [&](size_t depth) {
@@ -249,7 +249,7 @@ absl::Status AppendTensorJson(const Tensor& tensor, std::string* out) {
   if (tensor.memory_space() != MemorySpace::kHost) {
     return absl::InvalidArgumentError("tensor is in device memory");
   }
-  const std::vector<int64_t>& dims = tensor.shape().dim_sizes();
+  const absl::Span<const int64_t> dims = tensor.shape().dim_sizes();
   std::function<void(int64_t, std::string*)> element;
   switch (tensor.dtype()) {
     case DT_FLOAT: {

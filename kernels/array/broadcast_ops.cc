@@ -10,8 +10,8 @@ namespace {
 
 // The NumPy broadcast of two shapes, or an "Incompatible shapes" error.
 absl::StatusOr<std::vector<int64_t>> BroadcastShapes(const OpKernelContext* c,
-                                                     const std::vector<int64_t>& a,
-                                                     const std::vector<int64_t>& b) {
+                                                     absl::Span<const int64_t> a,
+                                                     absl::Span<const int64_t> b) {
   const size_t rank = std::max(a.size(), b.size());
   std::vector<int64_t> out(rank);
   for (size_t i = 0; i < rank; ++i) {

@@ -38,7 +38,8 @@ class OneHotOp : public OpKernel {
       return c->InvalidArgument(absl::StrCat("depth must be non-negative, got: ", depth));
     }
     const int axis = axis_ == -1 ? rank : static_cast<int>(axis_);
-    std::vector<int64_t> out_dims = indices_t.shape().dim_sizes();
+    const auto indices_dims = indices_t.shape().dim_sizes();
+    std::vector<int64_t> out_dims(indices_dims.begin(), indices_dims.end());
     out_dims.insert(out_dims.begin() + axis, depth);
     TENSORD_ASSIGN_OR_RETURN(TensorShape out_shape, array::MakeShape(c, out_dims));
 

@@ -14,7 +14,7 @@ using array::CpuDef;
 // Writes `values` into a new output of dtype `out_type` and shape `shape`; int32 outputs fail
 // when a value does not fit.
 absl::Status WriteIndexOutput(OpKernelContext* c, int index, DataType out_type,
-                              const TensorShape& shape, const std::vector<int64_t>& values) {
+                              const TensorShape& shape, absl::Span<const int64_t> values) {
   Tensor* out = c->allocate_output(index, out_type, shape);
   for (size_t i = 0; i < values.size(); ++i) {
     if (out_type == DT_INT64) {

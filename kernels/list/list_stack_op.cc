@@ -41,7 +41,7 @@ class TensorListStackOp : public OpKernel {
       if (!e.IsInitialized()) continue;
       PartialShape element;
       element.unknown_rank = false;
-      element.dims = e.shape().dim_sizes();
+      element.dims.assign(e.shape().dim_sizes().begin(), e.shape().dim_sizes().end());
       known = MergeShapes(*known, element);
       if (!known.ok()) {
         return c->InvalidArgument(absl::StrCat("elements of different shapes cannot be stacked: ",

@@ -16,7 +16,7 @@ std::optional<BroadcastPlan> BroadcastPlan::Make(absl::Span<const TensorShape> s
   };
 
   BroadcastPlan plan;
-  std::vector<int64_t> out_dims(rank);
+  absl::InlinedVector<int64_t, 6> out_dims(rank);
   for (int i = 0; i < rank; ++i) {
     int64_t size = 1;
     for (int k = 0; k < num_operands; ++k) {
@@ -30,32 +30,32 @@ std::optional<BroadcastPlan> BroadcastPlan::Make(absl::Span<const TensorShape> s
   plan.output_shape_ = TensorShape(out_dims);
 
   // Merge runs of output dims (ignoring size-1 dims) that share the same broadcast mask.
-  std::vector<std::vector<bool>> masks;  // masks[dim][operand]: operand is broadcast
+  // masks[dim * num_operands + operand]: the operand is broadcast along collapsed dim `dim`.
+  absl::InlinedVector<bool, 24> masks;
+  absl::InlinedVector<bool, 8> mask(num_operands);
   for (int i = 0; i < rank; ++i) {
     if (out_dims[i] == 1) continue;
-    std::vector<bool> mask(num_operands);
     for (int k = 0; k < num_operands; ++k) mask[k] = aligned_dim(k, i) == 1;
-    if (!masks.empty() && masks.back() == mask) {
+    if (!plan.dims_.empty() &&
+        std::equal(mask.begin(), mask.end(), masks.end() - num_operands)) {
       plan.dims_.back() *= out_dims[i];
     } else {
-      masks.push_back(std::move(mask));
+      masks.insert(masks.end(), mask.begin(), mask.end());
       plan.dims_.push_back(out_dims[i]);
     }
   }
   if (plan.dims_.empty()) {
     plan.dims_.push_back(1);
-    masks.emplace_back(num_operands, true);
+    masks.assign(num_operands, true);
   }
 
   const int collapsed_rank = static_cast<int>(plan.dims_.size());
-  plan.strides_.assign(num_operands, std::vector<int64_t>(collapsed_rank));
+  plan.strides_.assign(num_operands * collapsed_rank, 0);
   for (int k = 0; k < num_operands; ++k) {
     int64_t stride = 1;
     for (int d = collapsed_rank - 1; d >= 0; --d) {
-      if (masks[d][k]) {
-        plan.strides_[k][d] = 0;
-      } else {
-        plan.strides_[k][d] = stride;
+      if (!masks[d * num_operands + k]) {
+        plan.strides_[k * collapsed_rank + d] = stride;
         stride *= plan.dims_[d];
       }
     }

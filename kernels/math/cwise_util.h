@@ -18,6 +18,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/types/span.h"
 #include "runtime/framework/tensor.h"
 #include "unsupported/Eigen/CXX11/Tensor"
@@ -36,16 +37,17 @@ class BroadcastPlan {
   const TensorShape& output_shape() const { return output_shape_; }
   int64_t num_elements() const { return output_shape_.num_elements(); }
   // Collapsed iteration space, outermost first; never empty (a scalar output is {1}).
-  const std::vector<int64_t>& dims() const { return dims_; }
+  absl::Span<const int64_t> dims() const { return dims_; }
   // Element stride of `operand` along collapsed dim `dim`; 0 where it is broadcast.
-  int64_t stride(int operand, int dim) const { return strides_[operand][dim]; }
+  int64_t stride(int operand, int dim) const { return strides_[operand * dims_.size() + dim]; }
   // Stride along the innermost dim: 1, or 0 when the operand repeats one element there.
-  int64_t inner_stride(int operand) const { return strides_[operand].back(); }
+  int64_t inner_stride(int operand) const { return stride(operand, dims_.size() - 1); }
 
  private:
   TensorShape output_shape_;
-  std::vector<int64_t> dims_;
-  std::vector<std::vector<int64_t>> strides_;
+  // Inline: a plan is made per kernel call, mostly for a few dims and operands.
+  absl::InlinedVector<int64_t, 4> dims_;
+  absl::InlinedVector<int64_t, 12> strides_;  // operand-major, dims_.size() per operand
 };
 
 // "[2,3] vs. [4]": TensorFlow's wording for incompatible binary shapes.
@@ -77,7 +79,7 @@ using MinFn = std::conditional_t<std::is_floating_point_v<T>,
 template <size_t N, typename Run>
 void ForEachRun(const Eigen::ThreadPoolDevice& device, const BroadcastPlan& plan,
                 const Eigen::TensorOpCost& cost, Run run) {
-  const std::vector<int64_t>& dims = plan.dims();
+  const absl::Span<const int64_t> dims = plan.dims();
   const int rank = static_cast<int>(dims.size());
   const int64_t inner = dims.back();
   std::array<int64_t, N> steps;

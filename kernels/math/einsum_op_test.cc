@@ -59,7 +59,7 @@ Tensor NaiveEinsum(const std::string& equation, const std::vector<Tensor>& input
   std::vector<double> acc(out.NumElements(), 0.0);
   std::map<char, int64_t> value;
   for (char ch : labels) value[ch] = 0;
-  auto flat = [&](const std::string& sub, const std::vector<int64_t>& dims) {
+  auto flat = [&](const std::string& sub, absl::Span<const int64_t> dims) {
     int64_t index = 0;
     for (size_t d = 0; d < sub.size(); ++d) index = index * dims[d] + value[sub[d]];
     return index;

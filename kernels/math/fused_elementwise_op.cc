@@ -158,7 +158,7 @@ class FusedElementwiseOp : public OpKernel {
         }
       }
     }
-    std::vector<TensorShape> shapes;
+    absl::InlinedVector<TensorShape, 4> shapes;
     for (int i = 0; i < c->num_inputs(); ++i) {
       TENSORD_RETURN_IF_ERROR(CheckInputType(c, i, DT_FLOAT));
       shapes.push_back(c->input(i).shape());
@@ -170,17 +170,17 @@ class FusedElementwiseOp : public OpKernel {
         listed += (listed.empty() ? "" : " vs. ") + s.DebugString();
       return c->InvalidArgument("Incompatible shapes: " + listed);
     }
-    std::vector<int> forwardable;  // inputs of the output's shape may take the output
+    absl::InlinedVector<int, 4> forwardable;  // inputs of the output's shape may take the output
     for (int i = 0; i < c->num_inputs(); ++i) {
       if (shapes[i] == plan->output_shape()) forwardable.push_back(i);
     }
     Tensor* out = ForwardOrAllocate(c, forwardable, plan->output_shape());
     if (plan->num_elements() == 0) return absl::OkStatus();
-    std::vector<const float*> inputs(num_inputs);
+    absl::InlinedVector<const float*, 8> inputs(num_inputs);
     for (int i = 0; i < num_inputs; ++i) inputs[i] = c->input(i).data<float>();
     float* output = out->data<float>();
 
-    const std::vector<int64_t>& dims = plan->dims();
+    const absl::Span<const int64_t> dims = plan->dims();
     const int rank = static_cast<int>(dims.size());
     const int64_t inner = dims.back();
     const Eigen::TensorOpCost cost(4.0 * num_inputs, 4, 8.0 * steps_.size());
@@ -231,7 +231,7 @@ class FusedElementwiseOp : public OpKernel {
   // The output in the buffer of an input this run no longer reads (see
   // forward_input_or_allocate_output), else a fresh one. Safe: every element is written after
   // all inputs of that element have been read, block by block.
-  static Tensor* ForwardOrAllocate(OpKernelContext* c, const std::vector<int>& candidates,
+  static Tensor* ForwardOrAllocate(OpKernelContext* c, absl::Span<const int> candidates,
                                    const TensorShape& shape) {
     switch (candidates.size()) {
       case 0:

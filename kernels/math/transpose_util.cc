@@ -47,7 +47,7 @@ struct Bytes16 {
 
 }  // namespace
 
-std::vector<int64_t> DenseStrides(const std::vector<int64_t>& dims) {
+std::vector<int64_t> DenseStrides(absl::Span<const int64_t> dims) {
   std::vector<int64_t> strides(dims.size());
   int64_t stride = 1;
   for (int i = static_cast<int>(dims.size()) - 1; i >= 0; --i) {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/types/span.h"
 #include "unsupported/Eigen/CXX11/Tensor"
 
 namespace tensord {
@@ -18,7 +19,7 @@ void StridedCopy(const Eigen::ThreadPoolDevice& device, const void* in,
                  int element_size, void* out);
 
 // Row-major element strides of a dense tensor with `dims`.
-std::vector<int64_t> DenseStrides(const std::vector<int64_t>& dims);
+std::vector<int64_t> DenseStrides(absl::Span<const int64_t> dims);
 
 }  // namespace math
 }  // namespace tensord

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "protos/tensorflow/tensor_shape.pb.h"
@@ -18,7 +19,7 @@ class TensorShape {
  public:
   TensorShape() = default;
   TensorShape(std::initializer_list<int64_t> dims) : dims_(dims) {}
-  explicit TensorShape(std::vector<int64_t> dims) : dims_(std::move(dims)) {}
+  explicit TensorShape(absl::Span<const int64_t> dims) : dims_(dims.begin(), dims.end()) {}
 
   // Validates a wire shape: known rank, every dim >= 0, element count fits in int64.
   static absl::StatusOr<TensorShape> FromProto(const ::tensorflow::TensorShapeProto& proto);
@@ -27,7 +28,7 @@ class TensorShape {
 
   int dims() const { return static_cast<int>(dims_.size()); }
   int64_t dim_size(int i) const { return dims_[i]; }
-  const std::vector<int64_t>& dim_sizes() const { return dims_; }
+  absl::Span<const int64_t> dim_sizes() const { return dims_; }
   int64_t num_elements() const;
 
   void AddDim(int64_t size) { dims_.push_back(size); }
@@ -42,7 +43,8 @@ class TensorShape {
   std::string DebugString() const;  // "[2,3]"
 
  private:
-  std::vector<int64_t> dims_;
+  // Inline: shapes are copied with every tensor, and most have few dims.
+  absl::InlinedVector<int64_t, 5> dims_;
 };
 
 // A shape from a graph or signature that may have unknown rank or unknown (-1) dims.

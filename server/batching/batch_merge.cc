@@ -7,7 +7,7 @@
 namespace tensord {
 namespace {
 
-std::vector<int64_t> Strides(const std::vector<int64_t>& dims) {
+std::vector<int64_t> Strides(absl::Span<const int64_t> dims) {
   std::vector<int64_t> strides(dims.size(), 1);
   for (int i = static_cast<int>(dims.size()) - 2; i >= 0; --i) {
     strides[i] = strides[i + 1] * dims[i + 1];
@@ -35,12 +35,12 @@ template <typename T>
 void Fill(const std::vector<const Tensor*>& parts, const T& pad, const Tensor& out) {
   T* dst = out.data<T>();
   std::fill(dst, dst + out.NumElements(), pad);
-  const std::vector<int64_t>& out_dims = out.shape().dim_sizes();
+  const absl::Span<const int64_t> out_dims = out.shape().dim_sizes();
   const std::vector<int64_t> out_strides = Strides(out_dims);
   const int rank = static_cast<int>(out_dims.size());
   int64_t row = 0;
   for (const Tensor* part : parts) {
-    const std::vector<int64_t>& dims = part->shape().dim_sizes();
+    const absl::Span<const int64_t> dims = part->shape().dim_sizes();
     const std::vector<int64_t> strides = Strides(dims);
     if (part->NumElements() > 0) {
       CopyBlock(part->data<T>(), dims.data(), strides.data(), dst + row * out_strides[0],
@@ -101,7 +101,7 @@ absl::StatusOr<TensorMap> MergeInputs(const std::vector<const TensorMap*>& parts
   TensorMap merged;
   for (const auto& [alias, first] : *parts[0]) {
     std::vector<const Tensor*> tensors;
-    std::vector<int64_t> dims = first.shape().dim_sizes();
+    std::vector<int64_t> dims(first.shape().dim_sizes().begin(), first.shape().dim_sizes().end());
     dims[0] = 0;
     for (const TensorMap* part : parts) {
       auto it = part->find(alias);
