@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "runtime/framework/op_kernel.h"
 #include "runtime/framework/resource.h"
 
@@ -21,7 +22,7 @@ enum class DenseUpdate { kAdd, kSub };
 // Applies the update to `var` under its lock; `var_name` appears in errors. Both dtypes must be
 // T and the shapes equal (no broadcasting, as in TensorFlow).
 template <typename T, DenseUpdate kUpdate>
-absl::Status ApplyDenseUpdate(const OpKernelContext& c, const std::string& var_name,
+absl::Status ApplyDenseUpdate(const OpKernelContext& c, absl::string_view var_name,
                               const Tensor& value, Var* var) {
   constexpr DataType kDtype = DataTypeToEnum<T>::value;
   if (var->dtype() != kDtype || value.dtype() != kDtype) {

@@ -19,7 +19,7 @@ namespace tensord {
 namespace {
 
 struct HandleVar {
-  std::string name;
+  absl::string_view name;  // of the input handle, which outlives the kernel call
   std::shared_ptr<Var> var;
 };
 

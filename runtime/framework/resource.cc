@@ -10,7 +10,7 @@ std::string Var::DebugString() const {
                       initialized_ ? value_.shape().DebugString() : " uninitialized");
 }
 
-absl::StatusOr<Tensor> Var::Read(const std::string& name) const {
+absl::StatusOr<Tensor> Var::Read(absl::string_view name) const {
   absl::MutexLock lock(&mu_);
   if (!initialized_) {
     return absl::FailedPreconditionError(
@@ -25,7 +25,7 @@ void Var::Assign(Tensor value) {
   initialized_ = true;
 }
 
-absl::Status Var::Update(const std::string& name,
+absl::Status Var::Update(absl::string_view name,
                          const std::function<absl::Status(Tensor*)>& fn) {
   absl::MutexLock lock(&mu_);
   if (!initialized_) {

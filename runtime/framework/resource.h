@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "runtime/framework/tensor.h"
 
@@ -37,11 +38,11 @@ class Var : public ResourceBase {
   std::string DebugString() const override;
 
   // Fails with FAILED_PRECONDITION naming `name` when never assigned.
-  absl::StatusOr<Tensor> Read(const std::string& name) const;
+  absl::StatusOr<Tensor> Read(absl::string_view name) const;
   void Assign(Tensor value);
   // Runs fn on a tensor that the caller may mutate in place (copied first if shared).
   // Fails like Read when uninitialized.
-  absl::Status Update(const std::string& name, const std::function<absl::Status(Tensor*)>& fn);
+  absl::Status Update(absl::string_view name, const std::function<absl::Status(Tensor*)>& fn);
   bool initialized() const;
 
  private:
