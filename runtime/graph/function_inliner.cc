@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -161,11 +162,12 @@ class Inliner {
       *out_->add_node() = std::move(noop);
     }
 
-    std::map<std::string, NodeDef> body;  // original name -> node with defaults
+    // Original name -> node with defaults (views of the function's names).
+    absl::flat_hash_map<absl::string_view, NodeDef> body;
     for (const NodeDef& n : fn->node_def()) {
-      NodeDef copy = n;
+      NodeDef& copy = body[n.name()];
+      copy = n;
       ops_.AddDefaultAttrs(&copy);
-      body[n.name()] = std::move(copy);
     }
 
     auto resolve = [&](const std::string& ref) -> absl::StatusOr<std::string> {
@@ -196,19 +198,16 @@ class Inliner {
           absl::StrCat("cannot resolve reference '", ref, "' in function '", fname, "'"));
     };
 
-    for (const NodeDef& n : fn->node_def()) {
-      NodeDef node = body[n.name()];
-      node.set_name(prefix + n.name());
-      node.clear_input();
-      for (const std::string& in : n.input()) {
+    // Every reference, the results' too, is resolved (which reads the body's nodes) before the
+    // nodes are moved out.
+    std::vector<std::vector<std::string>> inputs(fn->node_def_size());
+    for (int i = 0; i < fn->node_def_size(); ++i) {
+      for (const std::string& in : fn->node_def(i).input()) {
         TENSORD_ASSIGN_OR_RETURN(std::string resolved, resolve(in));
-        node.add_input(resolved);
+        inputs[i].push_back(std::move(resolved));
       }
-      if (!gate.empty()) node.add_input(gate);
-      if (node.device().empty()) node.set_device(call.device());
-      TENSORD_RETURN_IF_ERROR(Emit(std::move(node), depth + 1));
+      if (!gate.empty()) inputs[i].push_back(gate);
     }
-
     NodeDef result;
     result.set_name(call.name());
     result.set_device(call.device());
@@ -230,6 +229,15 @@ class Inliner {
     }
     for (const auto& [name, node] : fn->control_ret()) result.add_input("^" + prefix + node);
     if (!gate.empty() && result.input_size() == 0) result.add_input(gate);
+    for (int i = 0; i < fn->node_def_size(); ++i) {
+      const NodeDef& n = fn->node_def(i);
+      NodeDef node = std::move(body[n.name()]);
+      node.set_name(prefix + n.name());
+      node.clear_input();
+      for (std::string& in : inputs[i]) node.add_input(std::move(in));
+      if (node.device().empty()) node.set_device(call.device());
+      TENSORD_RETURN_IF_ERROR(Emit(std::move(node), depth + 1));
+    }
     *out_->add_node() = std::move(result);
     return absl::OkStatus();
   }
