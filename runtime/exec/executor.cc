@@ -3,6 +3,7 @@
 #include <atomic>
 #include <deque>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "absl/container/flat_hash_map.h"
@@ -28,18 +29,26 @@ struct Entry {
 
 }  // namespace
 
+// A run's state. Frames are reused across runs of a plan (a loop body runs its plan once per
+// step): Reset prepares one for the next run; slots are emptied when a run ends.
 struct ExecutionPlan::Frame {
   explicit Frame(const ExecutionPlan& plan)
       : slots(plan.num_slots_),
         pending(new std::atomic<int>[plan.nodes_.size()]),
-        slot_uses(new std::atomic<int>[plan.num_slots_]),
-        outstanding(plan.num_scheduled_) {
+        slot_uses(new std::atomic<int>[plan.num_slots_]) {}
+
+  void Reset(const ExecutionPlan& plan, const CancellationToken* run_cancellation) {
     for (size_t i = 0; i < plan.nodes_.size(); ++i) {
       pending[i].store(plan.nodes_[i].num_in_edges, std::memory_order_relaxed);
     }
     for (int i = 0; i < plan.num_slots_; ++i) {
       slot_uses[i].store(plan.slot_consumers_[i], std::memory_order_relaxed);
     }
+    outstanding.store(plan.num_scheduled_, std::memory_order_relaxed);
+    failed.store(false, std::memory_order_relaxed);
+    status = absl::OkStatus();
+    cancellation = run_cancellation;
+    done.emplace();
   }
 
   void Fail(absl::Status s) {
@@ -51,12 +60,12 @@ struct ExecutionPlan::Frame {
   std::vector<Entry> slots;
   std::unique_ptr<std::atomic<int>[]> pending;
   std::unique_ptr<std::atomic<int>[]> slot_uses;
-  std::atomic<int> outstanding;
+  std::atomic<int> outstanding{0};
   std::atomic<bool> failed{false};
   const CancellationToken* cancellation = nullptr;
   absl::Mutex mu;
   absl::Status status;
-  absl::Notification done;
+  std::optional<absl::Notification> done;  // a fresh one per run
 };
 
 namespace {
@@ -284,6 +293,8 @@ absl::StatusOr<std::unique_ptr<ExecutionPlan>> ExecutionPlan::Build(
   return plan;
 }
 
+ExecutionPlan::~ExecutionPlan() = default;
+
 absl::Status ExecutionPlan::Compute(const Node& node, Frame* frame,
                                     const ExecutionEnv& env) const {
   OpKernelContext::Params params;
@@ -370,7 +381,7 @@ void ExecutionPlan::Process(std::vector<int> ready, Frame* frame,
         env.inter_op_pool->Schedule([this, extra, frame, &env] { Process({extra}, frame, env); });
       }
     }
-    if (frame->outstanding.fetch_sub(1, std::memory_order_acq_rel) == 1) frame->done.Notify();
+    if (frame->outstanding.fetch_sub(1, std::memory_order_acq_rel) == 1) frame->done->Notify();
   }
 }
 
@@ -381,15 +392,33 @@ absl::Status ExecutionPlan::Run(const ExecutionEnv& env, std::vector<Tensor> fee
     return absl::InvalidArgumentError(absl::StrCat("expected ", feed_slots_.size(),
                                                    " feeds, got ", feeds.size()));
   }
-  Frame frame(*this);
-  frame.cancellation = cancellation;
+  std::unique_ptr<Frame> owned;
+  {
+    absl::MutexLock lock(&spare_frames_mu_);
+    if (!spare_frames_.empty()) {
+      owned = std::move(spare_frames_.back());
+      spare_frames_.pop_back();
+    }
+  }
+  if (owned == nullptr) owned = std::make_unique<Frame>(*this);
+  Frame& frame = *owned;
+  frame.Reset(*this, cancellation);
   for (size_t i = 0; i < feeds.size(); ++i) {
     frame.slots[feed_slots_[i]].value = std::move(feeds[i]);
   }
   if (num_scheduled_ > 0) {
     Process(initial_ready_, &frame, env);
-    frame.done.WaitForNotification();
+    frame.done->WaitForNotification();
   }
+  absl::Status status = CollectOutputs(frame, outputs);
+  for (Entry& entry : frame.slots) entry = Entry();
+  absl::MutexLock lock(&spare_frames_mu_);
+  if (spare_frames_.size() < kMaxSpareFrames) spare_frames_.push_back(std::move(owned));
+  return status;
+}
+
+absl::Status ExecutionPlan::CollectOutputs(const Frame& frame,
+                                           std::vector<Tensor>* outputs) const {
   TENSORD_RETURN_IF_ERROR(frame.status);
   outputs->clear();
   for (size_t i = 0; i < fetch_slots_.size(); ++i) {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "protos/tensorflow/graph.pb.h"
 #include "runtime/framework/cancellation.h"
 #include "runtime/framework/device.h"
@@ -53,6 +54,8 @@ class ExecutionPlan {
                    std::vector<Tensor>* outputs,
                    const CancellationToken* cancellation = nullptr) const;
 
+  ~ExecutionPlan();
+
   int num_nodes() const { return static_cast<int>(nodes_.size()); }
 
  private:
@@ -80,6 +83,8 @@ class ExecutionPlan {
   // Runs the nodes in `ready` and everything they make ready, handing expensive extra ready
   // nodes to the inter-op pool.
   void Process(std::vector<int> ready, Frame* frame, const ExecutionEnv& env) const;
+  // The fetched values of a finished run, or its failure.
+  absl::Status CollectOutputs(const Frame& frame, std::vector<Tensor>* outputs) const;
   absl::Status Compute(const Node& node, Frame* frame, const ExecutionEnv& env) const;
 
   std::vector<Node> nodes_;
@@ -92,6 +97,10 @@ class ExecutionPlan {
   int num_scheduled_ = 0;                  // nodes that run (all but the constant ones)
   std::vector<bool> constant_slot_;        // per slot: filled from constant_values_
   std::vector<Tensor> constant_values_;    // per slot, where constant_slot_
+  // Frames of finished runs, kept for the next ones (concurrent runs take one each).
+  static constexpr size_t kMaxSpareFrames = 4;
+  mutable absl::Mutex spare_frames_mu_;
+  mutable std::vector<std::unique_ptr<Frame>> spare_frames_ ABSL_GUARDED_BY(spare_frames_mu_);
 };
 
 }  // namespace tensord
