@@ -6,6 +6,7 @@
 
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -122,20 +123,14 @@ absl::StatusOr<int> ReleaseUnreachableState(const ::tensorflow::GraphDef& graph,
       graph, signatures, [constants](const std::string& name) { return constants->count(name) > 0; });
   absl::erase_if(*constants,
                  [&reachable](const auto& entry) { return !reachable.count(entry.first); });
-  absl::flat_hash_set<std::string> reachable_variables;
-  bool functions_run = false;  // their flattened bodies may name variables of their own
-  for (const auto& node : graph.node()) {
-    if (!reachable.count(node.name())) continue;
-    if (IsFunctionalControlFlow(node)) functions_run = true;
-    if (node.op() == "VarHandleOp") reachable_variables.insert(VariableResource(node));
-  }
+  const std::optional<absl::flat_hash_set<std::string>> variables =
+      ReachableVariables(graph, reachable);
   std::vector<std::string> handles;
   for (const auto& node : graph.node()) {
-    if (node.op() == "VarHandleOp" && !reachable_variables.count(VariableResource(node))) {
+    if (variables && node.op() == "VarHandleOp" && !variables->count(VariableResource(node))) {
       handles.push_back(node.name() + ":0");
     }
   }
-  if (functions_run) handles.clear();
   if (!handles.empty()) {
     std::vector<Tensor> values;
     TENSORD_RETURN_IF_ERROR(load_session->Run({}, handles, {}, &values));

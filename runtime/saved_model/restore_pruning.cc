@@ -23,18 +23,25 @@ std::string VariableResource(const NodeDef& node) {
   return absl::StrCat(attr("container"), "/", shared_name.empty() ? node.name() : shared_name);
 }
 
+std::optional<absl::flat_hash_set<std::string>> ReachableVariables(
+    const ::tensorflow::GraphDef& graph, const absl::flat_hash_set<std::string>& reachable) {
+  absl::flat_hash_set<std::string> variables;
+  for (const NodeDef& node : graph.node()) {
+    if (!reachable.count(node.name())) continue;
+    if (IsFunctionalControlFlow(node)) return std::nullopt;
+    std::string resource = VariableResource(node);
+    if (!resource.empty()) variables.insert(std::move(resource));
+  }
+  return variables;
+}
+
 int PruneRestore(::tensorflow::GraphDef* graph, const std::string& restore_op,
                  const absl::flat_hash_set<std::string>& reachable) {
+  const std::optional<absl::flat_hash_set<std::string>> needed =
+      ReachableVariables(*graph, reachable);
+  if (!needed) return 0;
   absl::flat_hash_map<absl::string_view, const NodeDef*> by_name;
   for (const NodeDef& node : graph->node()) by_name[node.name()] = &node;
-  absl::flat_hash_set<std::string> needed;  // variable resources
-  for (const std::string& name : reachable) {
-    auto it = by_name.find(name);
-    if (it == by_name.end()) continue;
-    if (IsFunctionalControlFlow(*it->second)) return 0;
-    const std::string resource = VariableResource(*it->second);
-    if (!resource.empty()) needed.insert(resource);
-  }
   // The variable an assignment writes: its first input, looking through Identity.
   auto target = [&by_name](const NodeDef& assign) -> const NodeDef* {
     const NodeDef* node = &assign;
@@ -64,7 +71,7 @@ int PruneRestore(::tensorflow::GraphDef* graph, const std::string& restore_op,
     const NodeDef* variable = target(node);
     if (variable == nullptr) continue;
     const std::string resource = VariableResource(*variable);
-    if (!resource.empty() && !needed.count(resource)) removed.insert(name);
+    if (!resource.empty() && !needed->count(resource)) removed.insert(name);
   }
   if (removed.empty()) return 0;
   auto* nodes = graph->mutable_node();

@@ -8,6 +8,7 @@
 #ifndef TENSORD_RUNTIME_SAVED_MODEL_RESTORE_PRUNING_H_
 #define TENSORD_RUNTIME_SAVED_MODEL_RESTORE_PRUNING_H_
 
+#include <optional>
 #include <string>
 
 #include "absl/container/flat_hash_set.h"
@@ -20,6 +21,11 @@ namespace tensord {
 // name standing in for an empty shared_name, as the kernels do); empty for any other node.
 // Two nodes with the same resource are one variable.
 std::string VariableResource(const ::tensorflow::NodeDef& node);
+
+// The variable resources the nodes in `reachable` refer to; nullopt when one of them runs a
+// function (a loop or branch body may name variables of its own, so every variable counts).
+std::optional<absl::flat_hash_set<std::string>> ReachableVariables(
+    const ::tensorflow::GraphDef& graph, const absl::flat_hash_set<std::string>& reachable);
 
 // Removes from `graph` the variable writes that `restore_op` runs for variables no node in
 // `reachable` (the nodes serving and the init op can run) refers to; returns how many. Control
