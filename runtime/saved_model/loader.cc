@@ -27,6 +27,7 @@
 #include "runtime/optimizer/fold_pad_into_conv.h"
 #include "runtime/optimizer/fuse_bias_activation.h"
 #include "runtime/optimizer/fuse_elementwise.h"
+#include "runtime/optimizer/hoist_loop_invariant_reads.h"
 #include "runtime/saved_model/restore_pruning.h"
 #include "runtime/saved_model/serving_optimizer.h"
 #include "runtime/util/status_macros.h"
@@ -254,6 +255,11 @@ absl::StatusOr<std::unique_ptr<SavedModelBundle>> SavedModelBundle::Load(
     }
   }
   if (options.optimize) {
+    // Before freezing, so that the reads moved out of loops are frozen with the others.
+    RewriteFlatFunctions(&graph, [&](::tensorflow::GraphDef* function) {
+      bundle->hoisted_reads_ += HoistLoopInvariantReads(function, ops);
+    });
+    bundle->hoisted_reads_ += HoistLoopInvariantReads(&graph, ops);
     TENSORD_ASSIGN_OR_RETURN(
         ServingOptimization optimized,
         OptimizeForServing(graph, io, ops, bundle->session_.get(), ServingOptimizerOptions()));

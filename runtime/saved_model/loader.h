@@ -73,6 +73,8 @@ class SavedModelBundle {
 
   // What load-time optimisation did (zero when LoadOptions::optimize was off).
   int frozen_variables() const { return frozen_variables_; }
+  // Variable reads in loop bodies replaced by one read before the loop.
+  int hoisted_reads() const { return hoisted_reads_; }
   int folded_nodes() const { return folded_nodes_; }
   // Ops folded into convolutions (zero pads, batch norm, bias, scaling) and convolutions and
   // matrix products fused with their bias and activation (runtime/optimizer).
@@ -99,6 +101,7 @@ class SavedModelBundle {
   std::map<std::string, DataType> graph_input_dtypes_;  // by signature input node name
   std::unique_ptr<Session> session_;
   int frozen_variables_ = 0;
+  int hoisted_reads_ = 0;
   int folded_nodes_ = 0;
   int folded_pads_ = 0;
   int folded_affine_ops_ = 0;

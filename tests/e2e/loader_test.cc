@@ -200,11 +200,16 @@ TEST(LoaderOptimizationTest, OptimizedModelAnswersLikeThePlainGraph) {
   ExpectAnswersLikeThePlainGraph(*optimized, {{input.first, x}});
 }
 
-// The LSTM and GRU steps run as While bodies: their gates fuse into _FusedElementwise nodes.
+// The LSTM and GRU steps run as While bodies: their gates fuse into _FusedElementwise nodes and
+// their weights are read before the loops.
 TEST(LoaderOptimizationTest, RecurrentCellsFuseAndAnswerLikeThePlainGraph) {
   auto optimized = LoadOrDie("tests/testdata/keras_rnn/1");
   ASSERT_NE(optimized, nullptr);
   EXPECT_GT(optimized->fused_elementwise_ops(), 0);
+  // Seven loops (LSTM, GRU, two directions, two stacked, masked GRU) in each of the two
+  // signatures' functions, each reading its kernel, recurrent kernel and bias once instead of
+  // on every step.
+  EXPECT_EQ(optimized->hoisted_reads(), 2 * 7 * 3);
   std::map<std::string, Tensor> inputs;
   const auto signatures = optimized->signatures();
   for (const auto& [alias, info] : signatures.at("serving_default").inputs()) {
