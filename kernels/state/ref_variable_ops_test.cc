@@ -49,8 +49,11 @@ absl::StatusOr<Outputs> RunRef(const ::tensorflow::NodeDef& node, std::vector<Te
   OpKernelContext ctx(std::move(params));
   absl::Status status = (*kernel)->Compute(&ctx);
   if (!status.ok()) return status;
-  return Outputs{{ctx.outputs().begin(), ctx.outputs().end()},
-                 {ctx.output_refs().begin(), ctx.output_refs().end()}};
+  Outputs out{{ctx.outputs().begin(), ctx.outputs().end()}, {}};
+  for (int i = 0; i < ctx.num_outputs(); ++i) {
+    out.refs.push_back(ctx.output_ref(i) != nullptr ? *ctx.output_ref(i) : nullptr);
+  }
+  return out;
 }
 
 std::shared_ptr<Var> MakeVariable(const std::string& name, DataType dtype,

@@ -93,8 +93,8 @@ absl::StatusOr<std::vector<Tensor>> RunKernel(const ::tensorflow::NodeDef& node,
   if (!status.ok()) return status;
   std::vector<Tensor> outputs;
   for (int i = 0; i < ctx.num_outputs(); ++i) {
-    if (ctx.output_refs()[i] != nullptr) {
-      auto value = ctx.output_refs()[i]->Read(node.name());
+    if (ctx.output_ref(i) != nullptr && *ctx.output_ref(i) != nullptr) {
+      auto value = (*ctx.output_ref(i))->Read(node.name());
       if (!value.ok()) return value.status();
       outputs.push_back(*value);
     } else {

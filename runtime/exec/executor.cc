@@ -1,5 +1,6 @@
 #include "runtime/exec/executor.h"
 
+#include <algorithm>
 #include <atomic>
 #include <deque>
 #include <map>
@@ -23,6 +24,11 @@ namespace {
 
 // A slot holds a value, or a reference to a variable (TF1 ref edges).
 struct Entry {
+  void Clear() {
+    value = Tensor();
+    ref.reset();
+  }
+
   Tensor value;
   std::shared_ptr<Var> ref;
 };
@@ -37,7 +43,12 @@ struct ExecutionPlan::Frame {
         pending(new std::atomic<int>[plan.nodes_.size()]),
         slot_uses(new std::atomic<int>[plan.num_slots_]) {}
 
-  void Reset(const ExecutionPlan& plan, const CancellationToken* run_cancellation) {
+  void Reset(const ExecutionPlan& plan, const CancellationToken* run_cancellation,
+             bool run_in_sequence) {
+    in_sequence = run_in_sequence;
+    status = absl::OkStatus();
+    cancellation = run_cancellation;
+    if (in_sequence) return;  // no counters needed
     for (size_t i = 0; i < plan.nodes_.size(); ++i) {
       pending[i].store(plan.nodes_[i].num_in_edges, std::memory_order_relaxed);
     }
@@ -46,8 +57,6 @@ struct ExecutionPlan::Frame {
     }
     outstanding.store(plan.num_scheduled_, std::memory_order_relaxed);
     failed.store(false, std::memory_order_relaxed);
-    status = absl::OkStatus();
-    cancellation = run_cancellation;
     done.emplace();
   }
 
@@ -58,6 +67,8 @@ struct ExecutionPlan::Frame {
   }
 
   std::vector<Entry> slots;
+  bool in_sequence = false;  // run by RunSequence
+  // Dataflow runs only.
   std::unique_ptr<std::atomic<int>[]> pending;
   std::unique_ptr<std::atomic<int>[]> slot_uses;
   std::atomic<int> outstanding{0};
@@ -277,6 +288,7 @@ absl::StatusOr<std::unique_ptr<ExecutionPlan>> ExecutionPlan::Build(
     int p = ready.back();
     ready.pop_back();
     ++visited;
+    plan->sequence_.push_back(p);
     for (int s : plan->nodes_[p].successors) {
       if (--remaining[s] == 0) ready.push_back(s);
     }
@@ -287,6 +299,30 @@ absl::StatusOr<std::unique_ptr<ExecutionPlan>> ExecutionPlan::Build(
         return absl::UnimplementedError(absl::StrCat(
             "graph contains a cycle through node '", plan->nodes_[p].def->name(), "' (",
             plan->nodes_[p].def->op(), "); loops are not supported"));
+      }
+    }
+  }
+
+  // Sequential runs: who reads each value last, and when each slot can be emptied.
+  std::vector<int> reads_left = plan->slot_consumers_;
+  for (int p : plan->sequence_) {
+    Node& node = plan->nodes_[p];
+    const int num_inputs = static_cast<int>(node.input_slots.size());
+    node.last_read_in_sequence.assign(num_inputs, false);
+    for (int i = 0; i < num_inputs; ++i) {
+      const int slot = node.input_slots[i];
+      const int reads_here =
+          static_cast<int>(std::count(node.input_slots.begin(), node.input_slots.end(), slot));
+      node.last_read_in_sequence[i] = reads_here == 1 && reads_left[slot] == 1;
+    }
+    for (int slot : node.input_slots) {
+      if (--reads_left[slot] == 0 && !plan->constant_slot_[slot]) {
+        node.release_in_sequence.push_back(slot);
+      }
+    }
+    for (int o = 0; o < node.num_outputs; ++o) {  // outputs nothing reads
+      if (reads_left[node.first_output_slot + o] == 0) {
+        node.release_in_sequence.push_back(node.first_output_slot + o);
       }
     }
   }
@@ -301,7 +337,7 @@ absl::Status ExecutionPlan::Compute(const Node& node, Frame* frame,
   params.node_name = &node.def->name();
   const int num_inputs = static_cast<int>(node.input_slots.size());
   params.inputs.resize(num_inputs);
-  params.input_refs.resize(num_inputs);
+  params.lent_inputs.resize(num_inputs);
   params.num_outputs = node.num_outputs;
   params.outputs_read = &node.outputs_read;
   params.resource_mgr = env.resource_mgr;
@@ -311,31 +347,35 @@ absl::Status ExecutionPlan::Compute(const Node& node, Frame* frame,
   for (int i = 0; i < num_inputs; ++i) {
     const int slot = node.input_slots[i];
     if (constant_slot_[slot]) {
-      params.inputs[i] = constant_values_[slot];
+      params.lent_inputs[i] = &constant_values_[slot];
       continue;
     }
     Entry& entry = frame->slots[slot];
     if (entry.ref != nullptr) {
       if (node.registration->def.ref_inputs().count(i)) {
+        params.input_refs.resize(num_inputs);
         params.input_refs[i] = entry.ref;
       } else {
         TENSORD_ASSIGN_OR_RETURN(params.inputs[i],
                                  entry.ref->Read(ParseTensorRef(node.def->input(i)).node));
       }
-    } else if (frame->slot_uses[slot].load(std::memory_order_acquire) == 1) {
+    } else if (frame->in_sequence
+                   ? node.last_read_in_sequence[i]
+                   : frame->slot_uses[slot].load(std::memory_order_acquire) == 1) {
       // The last read of this value in the run: hand the kernel the reference, so that it may
       // reuse the buffer for its output (OpKernelContext::forward_input_or_allocate_output).
       params.inputs[i] = std::move(entry.value);
     } else {
-      params.inputs[i] = entry.value;
+      params.lent_inputs[i] = &entry.value;  // stays in its slot until its readers are done
     }
   }
   OpKernelContext ctx(std::move(params));
   TENSORD_RETURN_IF_ERROR(node.kernel->Compute(&ctx));
   for (int o = 0; o < node.num_outputs; ++o) {
     Entry& out = frame->slots[node.first_output_slot + o];
-    if (o < ctx.num_outputs() && ctx.output_refs()[o] != nullptr) {
-      out.ref = std::move(ctx.output_refs()[o]);
+    std::shared_ptr<Var>* ref = ctx.output_ref(o);
+    if (ref != nullptr && *ref != nullptr) {
+      out.ref = std::move(*ref);
     } else if (o < ctx.num_outputs() && ctx.outputs()[o].IsInitialized()) {
       out.value = std::move(ctx.outputs()[o]);
     } else if (node.outputs_read[o]) {
@@ -360,7 +400,7 @@ void ExecutionPlan::Process(std::vector<int> ready, Frame* frame,
     }
     for (int slot : node.input_slots) {
       if (frame->slot_uses[slot].fetch_sub(1, std::memory_order_acq_rel) == 1) {
-        frame->slots[slot] = Entry();
+        frame->slots[slot].Clear();
       }
     }
     for (int s : node.successors) {
@@ -385,6 +425,16 @@ void ExecutionPlan::Process(std::vector<int> ready, Frame* frame,
   }
 }
 
+absl::Status ExecutionPlan::RunSequence(Frame* frame, const ExecutionEnv& env) const {
+  for (int p : sequence_) {
+    const Node& node = nodes_[p];
+    if (frame->cancellation != nullptr) TENSORD_RETURN_IF_ERROR(frame->cancellation->Check());
+    TENSORD_RETURN_IF_ERROR(Compute(node, frame, env));
+    for (int slot : node.release_in_sequence) frame->slots[slot].Clear();
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ExecutionPlan::Run(const ExecutionEnv& env, std::vector<Tensor> feeds,
                                 std::vector<Tensor>* outputs,
                                 const CancellationToken* cancellation) const {
@@ -402,16 +452,24 @@ absl::Status ExecutionPlan::Run(const ExecutionEnv& env, std::vector<Tensor> fee
   }
   if (owned == nullptr) owned = std::make_unique<Frame>(*this);
   Frame& frame = *owned;
-  frame.Reset(*this, cancellation);
+  frame.Reset(*this, cancellation, /*run_in_sequence=*/env.inter_op_pool == nullptr);
   for (size_t i = 0; i < feeds.size(); ++i) {
     frame.slots[feed_slots_[i]].value = std::move(feeds[i]);
   }
-  if (num_scheduled_ > 0) {
+  if (frame.in_sequence) {
+    frame.status = RunSequence(&frame, env);
+  } else if (num_scheduled_ > 0) {
     Process(initial_ready_, &frame, env);
     frame.done->WaitForNotification();
   }
   absl::Status status = CollectOutputs(frame, outputs);
-  for (Entry& entry : frame.slots) entry = Entry();
+  if (frame.in_sequence && frame.status.ok()) {
+    // Every other slot was emptied after its last reader.
+    for (int slot : fetch_slots_) frame.slots[slot].Clear();
+    for (int slot : feed_slots_) frame.slots[slot].Clear();
+  } else {
+    for (Entry& entry : frame.slots) entry.Clear();
+  }
   absl::MutexLock lock(&spare_frames_mu_);
   if (spare_frames_.size() < kMaxSpareFrames) spare_frames_.push_back(std::move(owned));
   return status;

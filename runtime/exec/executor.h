@@ -7,7 +7,9 @@
 //
 // Execution is dataflow: a node runs once all its data and control inputs are done. The first
 // ready successor runs inline on the current thread, other ready nodes go to the inter-op pool.
-// A slot is released as soon as its last consumer has run, so peak memory follows the live set.
+// Without an inter-op pool the nodes run in a topological order fixed when the plan is built.
+// Either way a slot is released as soon as its last consumer has run, so peak memory follows
+// the live set.
 #ifndef TENSORD_RUNTIME_EXEC_EXECUTOR_H_
 #define TENSORD_RUNTIME_EXEC_EXECUTOR_H_
 
@@ -69,6 +71,10 @@ class ExecutionPlan {
     int first_output_slot = 0;
     int num_outputs = 0;            // outputs with a slot
     std::vector<bool> outputs_read;  // per output: some consumer or fetch reads it
+    // Sequential runs (below): per data input, whether this node is the last reader of the
+    // value (so the kernel may take it over), and the slots to empty once it has run.
+    std::vector<bool> last_read_in_sequence;
+    std::vector<int> release_in_sequence;
     int num_in_edges = 0;           // data + control edges from nodes in the plan
     // Worth a trip to the inter-op pool when it becomes ready alongside others; cheap nodes
     // (constants, identities, shape ops) run inline, since the hand-off costs more than they do
@@ -83,6 +89,9 @@ class ExecutionPlan {
   // Runs the nodes in `ready` and everything they make ready, handing expensive extra ready
   // nodes to the inter-op pool.
   void Process(std::vector<int> ready, Frame* frame, const ExecutionEnv& env) const;
+  // Runs every node on the calling thread in sequence_: for runs without an inter-op pool (a
+  // loop body's steps), no dependency counting or hand-off at all.
+  absl::Status RunSequence(Frame* frame, const ExecutionEnv& env) const;
   // The fetched values of a finished run, or its failure.
   absl::Status CollectOutputs(const Frame& frame, std::vector<Tensor>* outputs) const;
   absl::Status Compute(const Node& node, Frame* frame, const ExecutionEnv& env) const;
@@ -94,6 +103,7 @@ class ExecutionPlan {
   std::vector<std::string> fetch_names_;
   std::vector<int> slot_consumers_;  // data edges reading each slot (fetches hold theirs)
   std::vector<int> initial_ready_;
+  std::vector<int> sequence_;              // the scheduled nodes in a topological order
   int num_scheduled_ = 0;                  // nodes that run (all but the constant ones)
   std::vector<bool> constant_slot_;        // per slot: filled from constant_values_
   std::vector<Tensor> constant_values_;    // per slot, where constant_slot_

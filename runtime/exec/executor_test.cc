@@ -183,8 +183,17 @@ GraphDef Diamond() {
   return g;
 }
 
-TEST(ExecutorTest, ComputesOnlyWhatFetchesNeed) {
-  auto session = MakeSession(Diamond());
+// Runs each test with an inter-op pool (dataflow: ready nodes fan out to the pool) and without
+// one (the plan's nodes in sequence on the caller's thread).
+class ExecutorModeTest : public ::testing::TestWithParam<int> {};
+INSTANTIATE_TEST_SUITE_P(InterOpThreads, ExecutorModeTest, ::testing::Values(1, 2),
+                         [](const ::testing::TestParamInfo<int>& info) {
+                           return info.param > 1 ? std::string("Dataflow")
+                                                 : std::string("Sequence");
+                         });
+
+TEST_P(ExecutorModeTest, ComputesOnlyWhatFetchesNeed) {
+  auto session = MakeSession(Diamond(), GetParam());
   std::vector<Tensor> out;
   ASSERT_TRUE(session->Run({}, {"d:0", "c"}, {}, &out).ok());
   ASSERT_EQ(out.size(), 2u);
@@ -194,7 +203,7 @@ TEST(ExecutorTest, ComputesOnlyWhatFetchesNeed) {
 
 // A kernel may write its output into an input's buffer only when nothing else will read that
 // value: not the caller's feeds, not a fetched value, not a value another node still reads.
-TEST(ExecutorTest, OutputsReuseInputBuffersOnlyAtTheirLastRead) {
+TEST_P(ExecutorModeTest, OutputsReuseInputBuffersOnlyAtTheirLastRead) {
   GraphDef g;
   AddConst(&g, "a", 1);
   AddNode(&g, "i1", "TIncrement", {"a"});
@@ -202,7 +211,7 @@ TEST(ExecutorTest, OutputsReuseInputBuffersOnlyAtTheirLastRead) {
   AddNode(&g, "other", "TIncrement", {"i1"});
   AddNode(&g, "fed", "TIncrement", {"x"});
   AddNode(&g, "x", "TConst");
-  auto session = MakeSession(g);
+  auto session = MakeSession(g, GetParam());
   std::vector<Tensor> out;
   g_forwarded = 0;
   ASSERT_TRUE(session->Run({}, {"i2"}, {}, &out).ok());
@@ -214,6 +223,16 @@ TEST(ExecutorTest, OutputsReuseInputBuffersOnlyAtTheirLastRead) {
   EXPECT_EQ(out[1].scalar<float>(), 3);
   EXPECT_EQ(out[2].scalar<float>(), 3);
   EXPECT_EQ(g_forwarded, 1);  // only a's output
+  // i1 read by two nodes: the first reads it in place, only the last may write into it.
+  g_forwarded = 0;
+  ASSERT_TRUE(session->Run({}, {"i2", "other"}, {}, &out).ok());
+  EXPECT_EQ(out[0].scalar<float>(), 3);
+  EXPECT_EQ(out[1].scalar<float>(), 3);
+  if (GetParam() == 1) {
+    EXPECT_EQ(g_forwarded, 2);  // a's output into i1, i1's into whichever runs second
+  } else {
+    EXPECT_GE(g_forwarded, 1);  // concurrent readers are both not the last one
+  }
   g_forwarded = 0;
   const Tensor feed = Tensor::Scalar<float>(10);
   ASSERT_TRUE(session->Run({{"x:0", feed}}, {"fed"}, {}, &out).ok());
@@ -222,11 +241,11 @@ TEST(ExecutorTest, OutputsReuseInputBuffersOnlyAtTheirLastRead) {
   EXPECT_EQ(g_forwarded, 0);
 }
 
-TEST(ExecutorTest, KernelsMaySkipOutputsNothingReads) {
+TEST_P(ExecutorModeTest, KernelsMaySkipOutputsNothingReads) {
   GraphDef g;
   AddNode(&g, "pair", "TPair");
   AddNode(&g, "second", "TIncrement", {"pair:1"});
-  auto session = MakeSession(g);
+  auto session = MakeSession(g, GetParam());
   std::vector<Tensor> out;
   g_pair_outputs = 0;
   ASSERT_TRUE(session->Run({}, {"second"}, {}, &out).ok());
@@ -239,11 +258,11 @@ TEST(ExecutorTest, KernelsMaySkipOutputsNothingReads) {
   EXPECT_EQ(g_pair_outputs, 2);
 }
 
-TEST(ExecutorTest, FeedCutsTheGraph) {
+TEST_P(ExecutorModeTest, FeedCutsTheGraph) {
   GraphDef g = Diamond();
   AddNode(&g, "e", "TAdd", {"unused_in"});
   AddNode(&g, "unused_in", "TFail");
-  auto session = MakeSession(g);
+  auto session = MakeSession(g, GetParam());
   std::vector<Tensor> out;
   // Feeding c replaces its producer; feeding unused_in:0 keeps TFail from running.
   absl::Status s = session->Run({{"c:0", Tensor::Scalar<float>(10)},
@@ -257,21 +276,21 @@ TEST(ExecutorTest, FeedCutsTheGraph) {
   EXPECT_EQ(out[0].scalar<float>(), 7.0f);
 }
 
-TEST(ExecutorTest, TargetsRunControlDependencies) {
+TEST_P(ExecutorModeTest, TargetsRunControlDependencies) {
   GraphDef g;
   AddNode(&g, "effect", "TEffect");
   AddNode(&g, "group", "TEffect", {"^effect"});
-  auto session = MakeSession(g);
+  auto session = MakeSession(g, GetParam());
   std::vector<Tensor> out;
   const int before = g_side_effects.load();
   ASSERT_TRUE(session->Run({}, {}, {"group"}, &out).ok());
   EXPECT_EQ(g_side_effects.load() - before, 2);
 }
 
-TEST(ExecutorTest, ErrorsNameTheNodeAndRunsContinueAfterwards) {
+TEST_P(ExecutorModeTest, ErrorsNameTheNodeAndRunsContinueAfterwards) {
   GraphDef g = Diamond();
   AddNode(&g, "bad", "TAdd", {"a", "unused"});
-  auto session = MakeSession(g);
+  auto session = MakeSession(g, GetParam());
   std::vector<Tensor> out;
   absl::Status s = session->Run({}, {"bad"}, {}, &out);
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
@@ -280,13 +299,13 @@ TEST(ExecutorTest, ErrorsNameTheNodeAndRunsContinueAfterwards) {
   EXPECT_EQ(out[0].scalar<float>(), 6.0f);
 }
 
-TEST(ExecutorTest, CancellationStopsTheRunBeforeTheNextNode) {
+TEST_P(ExecutorModeTest, CancellationStopsTheRunBeforeTheNextNode) {
   // A chain of 50 ms sleeps with a 75 ms deadline: the first two start in time, the third not.
   GraphDef g;
   AddNode(&g, "s1", "TSleep");
   AddNode(&g, "s2", "TSleep", {"^s1"});
   AddNode(&g, "s3", "TSleep", {"^s2"});
-  auto session = MakeSession(g, /*inter_op=*/1);
+  auto session = MakeSession(g, GetParam());
   const int before = g_side_effects.load();
   CancellationToken token(absl::Now() + absl::Milliseconds(75));
   std::vector<Tensor> out;
@@ -335,14 +354,14 @@ TEST(ExecutorTest, CyclesAreRejected) {
   EXPECT_NE(s.message().find("cycle"), std::string::npos) << s;
 }
 
-TEST(ExecutorTest, RefEdgesReachTheVariableAndStatePersists) {
+TEST_P(ExecutorModeTest, RefEdgesReachTheVariableAndStatePersists) {
   GraphDef g;
   AddNode(&g, "counter", "TVar");
   AddConst(&g, "one", 1);
   AddNode(&g, "incr", "TAssignAdd", {"counter", "one"});
   AddNode(&g, "plus_ten", "TAdd", {"counter", "ten"});
   AddConst(&g, "ten", 10);
-  auto session = MakeSession(g);
+  auto session = MakeSession(g, GetParam());
   std::vector<Tensor> out;
   ASSERT_TRUE(session->Run({}, {"incr"}, {}, &out).ok());
   EXPECT_EQ(out[0].scalar<float>(), 1.0f);

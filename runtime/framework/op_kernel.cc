@@ -113,10 +113,20 @@ bool OpKernelConstruction::GetAttr(absl::string_view name, Tensor* value) {
   return true;
 }
 
-OpKernelContext::OpKernelContext(Params params)
-    : params_(std::move(params)),
-      outputs_(params_.num_outputs),
-      output_refs_(params_.num_outputs) {}
+OpKernelContext::OpKernelContext(Params&& params)
+    : params_(std::move(params)), outputs_(params_.num_outputs) {
+  const size_t n = params_.inputs.size();
+  inputs_.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    const bool lent = i < params_.lent_inputs.size() && params_.lent_inputs[i] != nullptr;
+    inputs_[i] = lent ? params_.lent_inputs[i] : &params_.inputs[i];
+  }
+}
+
+const std::shared_ptr<Var>& OpKernelContext::input_ref(int i) const {
+  static const auto* const kNone = new std::shared_ptr<Var>();
+  return i < static_cast<int>(params_.input_refs.size()) ? params_.input_refs[i] : *kNone;
+}
 
 Tensor* OpKernelContext::OutputSlot(int i) {
   if (i < static_cast<int>(outputs_.size())) return &outputs_[i];
@@ -136,6 +146,7 @@ Tensor* OpKernelContext::forward_input_or_allocate_output(std::initializer_list<
                                                           int i, DataType dtype,
                                                           const TensorShape& shape) {
   for (int input : inputs) {
+    if (inputs_[input] != &params_.inputs[input]) continue;  // lent: others read it
     const Tensor& in = params_.inputs[input];
     if (in.IsInitialized() && in.dtype() == dtype && DataTypeSize(dtype) > 0 &&
         in.shape() == shape && in.memory_space() == MemorySpace::kHost && in.RefCountIsOne()) {
@@ -157,7 +168,9 @@ Tensor* OpKernelContext::allocate_output_for_overwrite(int i, DataType dtype,
 void OpKernelContext::set_output(int i, Tensor value) { *OutputSlot(i) = std::move(value); }
 
 void OpKernelContext::set_output_ref(int i, std::shared_ptr<Var> var) {
-  if (i < static_cast<int>(output_refs_.size())) output_refs_[i] = std::move(var);
+  if (i >= params_.num_outputs) return;  // nothing reads it
+  if (output_refs_.empty()) output_refs_.resize(params_.num_outputs);
+  output_refs_[i] = std::move(var);
 }
 
 absl::Status OpKernelContext::InvalidArgument(absl::string_view message) const {

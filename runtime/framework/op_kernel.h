@@ -90,8 +90,14 @@ class OpKernelContext {
     const std::string* node_name = nullptr;
     // Inline storage: a node's inputs and outputs are set up for every kernel call, and most
     // nodes have few.
-    absl::InlinedVector<Tensor, 4> inputs;                    // values (refs already read)
-    absl::InlinedVector<std::shared_ptr<Var>, 4> input_refs;  // non-null for ref edges
+    absl::InlinedVector<Tensor, 4> inputs;  // values (refs already read)
+    // Where non-null (may be shorter than `inputs`), input i is read in place from there
+    // instead of from inputs[i]: the executor lends values other nodes still read and
+    // constants, sparing a reference count update per input. The pointee must outlive the
+    // context; a lent input is never forwarded to an output.
+    absl::InlinedVector<const Tensor*, 4> lent_inputs;
+    // Non-null for ref edges (may be shorter than `inputs`: the rest are null).
+    absl::InlinedVector<std::shared_ptr<Var>, 4> input_refs;
     int num_outputs = 0;
     // Per output below num_outputs: whether anything in the run reads it. Null: all are read.
     const std::vector<bool>* outputs_read = nullptr;
@@ -102,13 +108,13 @@ class OpKernelContext {
     const ExecutionEnv* execution_env = nullptr;
     const CancellationToken* cancellation = nullptr;
   };
-  explicit OpKernelContext(Params params);
+  explicit OpKernelContext(Params&& params);
 
   const std::string& node_name() const { return *params_.node_name; }
   int num_inputs() const { return static_cast<int>(params_.inputs.size()); }
-  const Tensor& input(int i) const { return params_.inputs[i]; }
+  const Tensor& input(int i) const { return *inputs_[i]; }
   // The variable behind a reference input (TF1 Assign and friends), or null.
-  const std::shared_ptr<Var>& input_ref(int i) const { return params_.input_refs[i]; }
+  const std::shared_ptr<Var>& input_ref(int i) const;
 
   // Outputs the executor expects; kernels may set more (extra ones are ignored).
   int num_outputs() const { return static_cast<int>(outputs_.size()); }
@@ -138,7 +144,10 @@ class OpKernelContext {
   // The num_outputs outputs the executor reads (sized once, so pointers returned by
   // allocate_output stay valid).
   absl::InlinedVector<Tensor, 4>& outputs() { return outputs_; }
-  absl::InlinedVector<std::shared_ptr<Var>, 4>& output_refs() { return output_refs_; }
+  // The variable set as output i by set_output_ref, or null.
+  std::shared_ptr<Var>* output_ref(int i) {
+    return i < static_cast<int>(output_refs_.size()) ? &output_refs_[i] : nullptr;
+  }
 
   ResourceMgr* resource_mgr() const { return params_.resource_mgr; }
   const Eigen::ThreadPoolDevice& eigen_cpu_device() const { return *params_.eigen_cpu_device; }
@@ -153,8 +162,9 @@ class OpKernelContext {
   Tensor* OutputSlot(int i);
 
   Params params_;
+  absl::InlinedVector<const Tensor*, 4> inputs_;  // into params_.inputs or lent
   absl::InlinedVector<Tensor, 4> outputs_;
-  absl::InlinedVector<std::shared_ptr<Var>, 4> output_refs_;
+  absl::InlinedVector<std::shared_ptr<Var>, 4> output_refs_;  // sized on first set_output_ref
   std::unique_ptr<std::deque<Tensor>> extra_outputs_;  // created on first use
 };
 

@@ -253,7 +253,8 @@ class Optimizer {
     std::vector<Tensor> values;
     for (int i = 0; i < *num_outputs; ++i) {
       const Tensor& v = ctx.outputs()[i];
-      if (!v.IsInitialized() || ctx.output_refs()[i] != nullptr || v.dtype() == DT_RESOURCE ||
+      const bool is_ref = ctx.output_ref(i) != nullptr && *ctx.output_ref(i) != nullptr;
+      if (!v.IsInitialized() || is_ref || v.dtype() == DT_RESOURCE ||
           v.NumElements() > options_.max_folded_elements) {
         return absl::OkStatus();
       }
