@@ -77,9 +77,11 @@ TEST(MatMulOpTest, AllTransposesMatchNaiveProduct) {
 }
 
 // Products large enough to be split across the tests' two threads: by rows (many rows) and by
-// b's columns (one row, as a Dense layer at batch 1), with every transpose.
+// b's columns (one row, as a Dense layer at batch 1; the last with few multiply-adds but 2 MB
+// of weights), with every transpose.
 TEST(MatMulOpTest, SplitProductsMatchNaiveProduct) {
-  const std::vector<std::array<int64_t, 3>> sizes = {{512, 64, 72}, {1, 1024, 2050}};
+  const std::vector<std::array<int64_t, 3>> sizes = {
+      {512, 64, 72}, {1, 1024, 2050}, {1, 512, 1000}};
   for (const auto& [m, k, n] : sizes) {
     for (int t = 0; t < 4; ++t) {
       const bool ta = t & 1, tb = t & 2;

@@ -38,7 +38,10 @@ struct Part {
 // Parts read all of B when split by rows, and all of A when split by columns: split the larger
 // of the two (columns when B holds more floats than A does).
 std::vector<Part> Split(int64_t rows, int64_t inner, int64_t columns, int threads) {
-  if (threads <= 1 || rows * inner * columns < onednn::kMinMacsToSplit) {
+  const bool small = rows * inner * columns < onednn::kMinMacsToSplit &&
+                     inner * columns * static_cast<int64_t>(sizeof(float)) <
+                         onednn::kMinWeightBytesToSplit;
+  if (threads <= 1 || small) {
     return {Part{0, rows, 0, columns}};
   }
   std::vector<Part> parts;

@@ -43,6 +43,11 @@ dnnl::post_ops PostOps(const OneDnnConvOptions& options);
 // MobileNetV2 at batch 1 on a 2-vCPU VM: 2.3 ms splitting from 2^18 multiply-adds, 1.3 ms from
 // 2^21).
 constexpr int64_t kMinMacsToSplit = int64_t{1} << 21;
+// A matrix product splits regardless when its weights alone are this large: weights that do
+// not stay in a core's cache stream from memory at about 10 GB/s per core, so one thread takes
+// far longer than a hand-off (ResNet50's 8 MB classifier at batch 1, 2^21 multiply-adds less a
+// few: 0.71 ms on one thread).
+constexpr int64_t kMinWeightBytesToSplit = int64_t{1} << 20;
 
 // How many of `device`'s threads a kernel may split over, given the oneDNN kernels running
 // right now (`running` of them, this one included): concurrent requests already keep the pool

@@ -44,7 +44,7 @@ int AvailableCpus() {
 
 CpuDevice::CpuDevice(Options options)
     : num_threads_(options.intra_op_threads > 0 ? options.intra_op_threads : AvailableCpus()),
-      pool_(std::make_unique<Eigen::ThreadPool>(num_threads_)),
+      pool_(std::make_unique<Eigen::ThreadPool>(std::max(1, num_threads_ - 1))),
       eigen_device_(std::make_unique<Eigen::ThreadPoolDevice>(pool_.get(), num_threads_)) {}
 
 CpuDevice::~CpuDevice() = default;

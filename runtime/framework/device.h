@@ -17,12 +17,16 @@ const char* DeviceTypeName(DeviceType type);  // "CPU", "GPU"
 // else the affinity mask, else hardware_concurrency. Always >= 1.
 int AvailableCpus();
 
-// The CPU device: an intra-op Eigen pool that kernels parallelise on.
+// The CPU device: an intra-op Eigen pool that kernels parallelise on. A kernel's calling thread
+// works on its share too (Eigen's parallelFor, onednn::RunParts), so for N threads per kernel
+// the pool has N - 1: a pool of N leaves one thread spinning for work that never comes,
+// competing with the N working threads for N CPUs (ResNet50 batch 1 on 2 CPUs: 10.4–11.3 ms
+// with a pool of 2, 8.6–8.9 ms with a pool of 1).
 // Thread-safe; shared by all sessions that use it.
 class CpuDevice {
  public:
   struct Options {
-    // Threads inside one kernel; 0 = AvailableCpus().
+    // Threads inside one kernel, the caller included; 0 = AvailableCpus().
     int intra_op_threads = 0;
   };
   explicit CpuDevice(Options options);
