@@ -75,14 +75,17 @@ absl::Status Pool2D(OpKernelContext* c, const Window2D& window, const std::vecto
   const Tensor& input = c->input(0);
   TENSORD_ASSIGN_OR_RETURN(const Window2DGeometry g,
                            window.Geometry(*c, input.shape(), ksize[1], ksize[2]));
-  Tensor* output = c->allocate_output(0, DataTypeToEnum<T>::value,
-                                      TensorShape{g.batch, g.out_rows, g.out_cols, g.depth});
+  Tensor* output = c->allocate_output_for_overwrite(
+      0, DataTypeToEnum<T>::value, TensorShape{g.batch, g.out_rows, g.out_cols, g.depth});
   if (output->NumElements() == 0) return absl::OkStatus();
   const T* in = input.data<T>();
   T* out = output->data<T>();
   const Index row_size = g.out_cols * g.depth;
+  // The window is reduced a vector of channels at a time (Vec), from cache: costed as such, so
+  // a batch-1 pool (ResNet50's, 20 µs) is not split and left waiting for a woken thread.
   const Eigen::TensorOpCost cost(row_size * g.k_rows * g.k_cols * sizeof(T), row_size * sizeof(T),
-                                 row_size * g.k_rows * g.k_cols);
+                                 row_size * g.k_rows * g.k_cols, /*vectorized=*/true,
+                                 Eigen::internal::packet_traits<T>::size);
   c->eigen_cpu_device().parallelFor(g.batch * g.out_rows, cost, [&](Index begin, Index end) {
     for (Index row = begin; row < end; ++row) {
       const Index orow = row % g.out_rows;
