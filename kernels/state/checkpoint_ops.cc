@@ -5,6 +5,7 @@
 // (Restore/RestoreSlice, TF 0.x SessionBundle exports) are not supported.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -83,14 +84,20 @@ class RestoreV2Op : public OpKernel {
       if (c->output_required(static_cast<int>(i))) to_read.push_back(i);
     }
     // Reading is copying from the page cache, checksumming and faulting in fresh pages: it
-    // scales with threads.
+    // scales with threads. One share per thread, the caller's included (Eigen runs more blocks
+    // than threads on the pool alone, which has one thread fewer; see CpuDevice), each taking
+    // every threads-th entry so that large and small ones spread evenly.
     std::vector<absl::StatusOr<Tensor>> tensors(to_read.size(), absl::UnknownError("not read"));
-    c->eigen_cpu_device().parallelFor(static_cast<Eigen::Index>(to_read.size()),
-                                      Eigen::TensorOpCost(0, 0, 1e6),
-                                      [&](Eigen::Index begin, Eigen::Index end) {
-                                        for (Eigen::Index k = begin; k < end; ++k)
-                                          tensors[k] = (*reader)->Lookup(names[to_read[k]]);
-                                      });
+    const Eigen::Index shares = std::min<Eigen::Index>(
+        c->eigen_cpu_device().numThreads(), static_cast<Eigen::Index>(to_read.size()));
+    c->eigen_cpu_device().parallelFor(
+        shares, Eigen::TensorOpCost(0, 0, 1e9), [&](Eigen::Index begin, Eigen::Index end) {
+          for (Eigen::Index share = begin; share < end; ++share) {
+            for (size_t k = share; k < to_read.size(); k += shares) {
+              tensors[k] = (*reader)->Lookup(names[to_read[k]]);
+            }
+          }
+        });
     for (size_t k = 0; k < to_read.size(); ++k) {
       if (!tensors[k].ok()) return NodeStatus(*c, tensors[k].status());
       c->set_output(static_cast<int>(to_read[k]), *std::move(tensors[k]));
