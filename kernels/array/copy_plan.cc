@@ -4,6 +4,7 @@
 
 #include "absl/container/inlined_vector.h"
 #include "kernels/array/array_util.h"
+#include "runtime/framework/parallel_for.h"
 #include "runtime/util/status_macros.h"
 
 namespace tensord {
@@ -206,7 +207,7 @@ void RunSchedule(const Schedule& s, const U* src, U* dst, const Eigen::ThreadPoo
     }
   };
   const double bytes = static_cast<double>(s.unit_elements * sizeof(U));
-  device.parallelFor(units, Eigen::TensorOpCost(bytes, bytes, s.unit_elements), work);
+  ParallelFor(device, units, Eigen::TensorOpCost(bytes, bytes, s.unit_elements), work);
 }
 
 }  // namespace
@@ -306,8 +307,8 @@ absl::Status FillTensor(const OpKernelContext* c, const Tensor& value, Tensor* d
     using U = typename decltype(tag)::type;
     const U v = value.scalar<U>();
     U* out = dst->data<U>();
-    c->eigen_cpu_device().parallelFor(
-        dst->NumElements(), Eigen::TensorOpCost(0, sizeof(U), 1),
+    ParallelFor(
+        c->eigen_cpu_device(), dst->NumElements(), Eigen::TensorOpCost(0, sizeof(U), 1),
         [&](Eigen::Index first, Eigen::Index last) { std::fill(out + first, out + last, v); });
   });
 }

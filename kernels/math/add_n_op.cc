@@ -3,6 +3,7 @@
 #include "kernels/math/cwise_util.h"
 #include "kernels/math/op_util.h"
 #include "runtime/framework/kernel_registry.h"
+#include "runtime/framework/parallel_for.h"
 #include "runtime/util/status_macros.h"
 
 namespace tensord {
@@ -33,14 +34,15 @@ class AddNOp : public OpKernel {
     Tensor* out = c->allocate_output(0, first.dtype(), first.shape());
     T* o = out->data<T>();
     const Eigen::TensorOpCost cost(n * sizeof(T), sizeof(T), n - 1);
-    c->eigen_cpu_device().parallelFor(
-        first.NumElements(), cost, [&](Eigen::Index begin, Eigen::Index end) {
-          const Eigen::Index len = end - begin;
-          ArrayMap<T> acc(o + begin, len);
-          acc = ConstArrayMap<T>(c->input(0).data<T>() + begin, len) +
-                ConstArrayMap<T>(c->input(1).data<T>() + begin, len);
-          for (int i = 2; i < n; ++i) acc += ConstArrayMap<T>(c->input(i).data<T>() + begin, len);
-        });
+    ParallelFor(c->eigen_cpu_device(), first.NumElements(), cost,
+                [&](Eigen::Index begin, Eigen::Index end) {
+                  const Eigen::Index len = end - begin;
+                  ArrayMap<T> acc(o + begin, len);
+                  acc = ConstArrayMap<T>(c->input(0).data<T>() + begin, len) +
+                        ConstArrayMap<T>(c->input(1).data<T>() + begin, len);
+                  for (int i = 2; i < n; ++i)
+                    acc += ConstArrayMap<T>(c->input(i).data<T>() + begin, len);
+                });
     return absl::OkStatus();
   }
 };

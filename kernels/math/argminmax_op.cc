@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/math/op_util.h"
 #include "runtime/framework/kernel_registry.h"
+#include "runtime/framework/parallel_for.h"
 #include "runtime/util/status_macros.h"
 
 namespace tensord {
@@ -71,26 +72,26 @@ class ArgOp : public OpKernel {
     const T* in = input.data<T>();
     Out* out = output->data<Out>();
     // Each unit is one a: B running bests, updated row by row for contiguous reads.
-    c->eigen_cpu_device().parallelFor(
-        A, Eigen::TensorOpCost(R * B * sizeof(T), B * sizeof(Out), 2 * R * B),
-        [&](Eigen::Index begin, Eigen::Index end) {
-          std::unique_ptr<T[]> best(new T[B]);
-          for (Eigen::Index a = begin; a < end; ++a) {
-            Out* idx = out + a * B;
-            std::fill(best.get(), best.get() + B, Traits::template Start<T>());
-            std::fill(idx, idx + B, Out{0});
-            const T* slab = in + a * R * B;
-            for (int64_t r = 0; r < R; ++r) {
-              const T* row = slab + r * B;
-              for (int64_t b = 0; b < B; ++b) {
-                if (Traits::Better(row[b], best[b])) {
-                  best[b] = row[b];
-                  idx[b] = static_cast<Out>(r);
-                }
-              }
-            }
-          }
-        });
+    ParallelFor(c->eigen_cpu_device(), A,
+                Eigen::TensorOpCost(R * B * sizeof(T), B * sizeof(Out), 2 * R * B),
+                [&](Eigen::Index begin, Eigen::Index end) {
+                  std::unique_ptr<T[]> best(new T[B]);
+                  for (Eigen::Index a = begin; a < end; ++a) {
+                    Out* idx = out + a * B;
+                    std::fill(best.get(), best.get() + B, Traits::template Start<T>());
+                    std::fill(idx, idx + B, Out{0});
+                    const T* slab = in + a * R * B;
+                    for (int64_t r = 0; r < R; ++r) {
+                      const T* row = slab + r * B;
+                      for (int64_t b = 0; b < B; ++b) {
+                        if (Traits::Better(row[b], best[b])) {
+                          best[b] = row[b];
+                          idx[b] = static_cast<Out>(r);
+                        }
+                      }
+                    }
+                  }
+                });
     return absl::OkStatus();
   }
 };

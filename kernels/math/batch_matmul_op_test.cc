@@ -88,6 +88,7 @@ TEST(BatchMatMulOpTest, BroadcastingAndAdjointsMatchNaive) {
       {{2, 3, 4}, {2, 4, 5}},       {{2, 1, 3, 4}, {5, 4, 6}},  {{3, 4}, {7, 4, 2}},
       {{1, 2, 4}, {3, 1, 4, 2}},    {{64, 8, 16}, {64, 16, 8}}, {{2, 96, 80}, {2, 80, 72}},
       {{4, 2, 5, 3}, {4, 2, 3, 5}},
+      {{1, 160, 96}, {96, 112}},  // one product, split by rows across threads
   };
   for (DeviceType device : TestDevices()) {
     for (const Case& c : cases) {

@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/math/op_util.h"
 #include "runtime/framework/kernel_registry.h"
+#include "runtime/framework/parallel_for.h"
 #include "runtime/util/status_macros.h"
 
 namespace tensord {
@@ -93,12 +94,12 @@ void CastLoop(const Eigen::ThreadPoolDevice& device, const void* in, void* out, 
               bool truncate) {
   const S* src = static_cast<const S*>(in);
   D* dst = static_cast<D*>(out);
-  device.parallelFor(n, Eigen::TensorOpCost(sizeof(S), sizeof(D), 2),
-                     [&](Eigen::Index begin, Eigen::Index end) {
-                       for (Eigen::Index i = begin; i < end; ++i) {
-                         dst[i] = Convert<S, D>(src[i], truncate);
-                       }
-                     });
+  ParallelFor(device, n, Eigen::TensorOpCost(sizeof(S), sizeof(D), 2),
+              [&](Eigen::Index begin, Eigen::Index end) {
+                for (Eigen::Index i = begin; i < end; ++i) {
+                  dst[i] = Convert<S, D>(src[i], truncate);
+                }
+              });
 }
 
 template <typename T>

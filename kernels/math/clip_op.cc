@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/math/op_util.h"
 #include "runtime/framework/kernel_registry.h"
+#include "runtime/framework/parallel_for.h"
 #include "runtime/util/status_macros.h"
 
 namespace tensord {
@@ -37,16 +38,16 @@ class ClipByValueOp : public OpKernel {
     const int64_t sl = lo.dims() == 0 ? 0 : 1;
     const int64_t sh = hi.dims() == 0 ? 0 : 1;
     T* o = out->data<T>();
-    c->eigen_cpu_device().parallelFor(t.NumElements(),
-                                      Eigen::TensorOpCost(3 * sizeof(T), sizeof(T), 2),
-                                      [&](Eigen::Index begin, Eigen::Index end) {
-                                        for (Eigen::Index i = begin; i < end; ++i) {
-                                          T v = x[i];
-                                          if (h[i * sh] < v) v = h[i * sh];
-                                          if (v < l[i * sl]) v = l[i * sl];
-                                          o[i] = v;
-                                        }
-                                      });
+    ParallelFor(c->eigen_cpu_device(), t.NumElements(),
+                Eigen::TensorOpCost(3 * sizeof(T), sizeof(T), 2),
+                [&](Eigen::Index begin, Eigen::Index end) {
+                  for (Eigen::Index i = begin; i < end; ++i) {
+                    T v = x[i];
+                    if (h[i * sh] < v) v = h[i * sh];
+                    if (v < l[i * sl]) v = l[i * sl];
+                    o[i] = v;
+                  }
+                });
     return absl::OkStatus();
   }
 };

@@ -20,6 +20,7 @@
 
 #include "absl/container/inlined_vector.h"
 #include "absl/types/span.h"
+#include "runtime/framework/parallel_for.h"
 #include "runtime/framework/tensor.h"
 #include "unsupported/Eigen/CXX11/Tensor"
 
@@ -84,7 +85,7 @@ void ForEachRun(const Eigen::ThreadPoolDevice& device, const BroadcastPlan& plan
   const int64_t inner = dims.back();
   std::array<int64_t, N> steps;
   for (size_t k = 0; k < N; ++k) steps[k] = plan.inner_stride(k);
-  device.parallelFor(plan.num_elements(), cost, [&](Eigen::Index begin, Eigen::Index end) {
+  ParallelFor(device, plan.num_elements(), cost, [&](Eigen::Index begin, Eigen::Index end) {
     int64_t row = begin / inner;
     int64_t col = begin % inner;
     while (begin < end) {
@@ -146,7 +147,7 @@ void BinaryBroadcast(const Eigen::ThreadPoolDevice& device, const BroadcastPlan&
 template <typename In, typename Out, typename F>
 void UnaryApply(const Eigen::ThreadPoolDevice& device, const F& f, const In* in, Out* out,
                 int64_t n) {
-  device.parallelFor(n, ElementCost<F, Out, In>(), [&](Eigen::Index begin, Eigen::Index end) {
+  ParallelFor(device, n, ElementCost<F, Out, In>(), [&](Eigen::Index begin, Eigen::Index end) {
     if constexpr (kHasPacketAccess<F>) {
       ArrayMap<Out>(out + begin, end - begin) =
           ConstArrayMap<In>(in + begin, end - begin).unaryExpr(f);

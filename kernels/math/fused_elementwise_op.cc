@@ -23,6 +23,7 @@
 #include "kernels/math/cwise_util.h"
 #include "kernels/math/op_util.h"
 #include "runtime/framework/kernel_registry.h"
+#include "runtime/framework/parallel_for.h"
 #include "runtime/util/status_macros.h"
 
 namespace tensord {
@@ -184,41 +185,42 @@ class FusedElementwiseOp : public OpKernel {
     const int rank = static_cast<int>(dims.size());
     const int64_t inner = dims.back();
     const Eigen::TensorOpCost cost(4.0 * num_inputs, 4, 8.0 * steps_.size());
-    c->eigen_cpu_device().parallelFor(
-        plan->num_elements(), cost, [&](Eigen::Index begin, Eigen::Index end) {
-          absl::InlinedVector<float, 16 * kBlock> scratch(kBlock * steps_.size());
-          absl::InlinedVector<int64_t, 8> offsets(num_inputs);
-          int64_t row = begin / inner;
-          int64_t col = begin % inner;
-          while (begin < end) {
-            const int64_t run = std::min<int64_t>(inner - col, end - begin);
-            for (int k = 0; k < num_inputs; ++k) offsets[k] = col * plan->inner_stride(k);
-            int64_t rest = row;
-            for (int d = rank - 2; d >= 0 && rest > 0; --d) {
-              const int64_t index = rest % dims[d];
-              rest /= dims[d];
-              for (int k = 0; k < num_inputs; ++k) offsets[k] += index * plan->stride(k, d);
-            }
-            for (int64_t done = 0; done < run; done += kBlock) {
-              const int64_t n = std::min(kBlock, run - done);
-              auto operand = [&](int k) -> Operand {
-                if (k >= num_inputs) return Operand{&scratch[(k - num_inputs) * kBlock], 1};
-                const int64_t stride = plan->inner_stride(k);
-                return Operand{inputs[k] + offsets[k] + done * stride, stride};
-              };
-              for (size_t s = 0; s < steps_.size(); ++s) {
-                const Step& step = steps_[s];
-                float* dst = s + 1 == steps_.size() ? output + begin + done : &scratch[s * kBlock];
-                const Operand y =
-                    IsUnary(step.op) ? Operand{nullptr, 0} : operand(step.operands[1]);
-                Apply(step.op, operand(step.operands[0]), y, dst, n);
-              }
-            }
-            begin += run;
-            ++row;
-            col = 0;
-          }
-        });
+    ParallelFor(c->eigen_cpu_device(), plan->num_elements(), cost,
+                [&](Eigen::Index begin, Eigen::Index end) {
+                  absl::InlinedVector<float, 16 * kBlock> scratch(kBlock * steps_.size());
+                  absl::InlinedVector<int64_t, 8> offsets(num_inputs);
+                  int64_t row = begin / inner;
+                  int64_t col = begin % inner;
+                  while (begin < end) {
+                    const int64_t run = std::min<int64_t>(inner - col, end - begin);
+                    for (int k = 0; k < num_inputs; ++k) offsets[k] = col * plan->inner_stride(k);
+                    int64_t rest = row;
+                    for (int d = rank - 2; d >= 0 && rest > 0; --d) {
+                      const int64_t index = rest % dims[d];
+                      rest /= dims[d];
+                      for (int k = 0; k < num_inputs; ++k) offsets[k] += index * plan->stride(k, d);
+                    }
+                    for (int64_t done = 0; done < run; done += kBlock) {
+                      const int64_t n = std::min(kBlock, run - done);
+                      auto operand = [&](int k) -> Operand {
+                        if (k >= num_inputs) return Operand{&scratch[(k - num_inputs) * kBlock], 1};
+                        const int64_t stride = plan->inner_stride(k);
+                        return Operand{inputs[k] + offsets[k] + done * stride, stride};
+                      };
+                      for (size_t s = 0; s < steps_.size(); ++s) {
+                        const Step& step = steps_[s];
+                        float* dst =
+                            s + 1 == steps_.size() ? output + begin + done : &scratch[s * kBlock];
+                        const Operand y =
+                            IsUnary(step.op) ? Operand{nullptr, 0} : operand(step.operands[1]);
+                        Apply(step.op, operand(step.operands[0]), y, dst, n);
+                      }
+                    }
+                    begin += run;
+                    ++row;
+                    col = 0;
+                  }
+                });
     return absl::OkStatus();
   }
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "runtime/framework/parallel_for.h"
+
 namespace tensord {
 namespace math {
 
@@ -49,7 +51,7 @@ void BatchMatMul(const Eigen::ThreadPoolDevice& device, const MatMulDims& dims, 
   }
   const Eigen::TensorOpCost cost((x_size + y_size) * sizeof(T), out_size * sizeof(T),
                                  2.0 * dims.m * dims.k * dims.n);
-  device.parallelFor(batches, cost, [&](Eigen::Index begin, Eigen::Index end) {
+  ParallelFor(device, batches, cost, [&](Eigen::Index begin, Eigen::Index end) {
     for (Eigen::Index i = begin; i < end; ++i) {
       MatMulSingleThread(dims, x + x_batch[i] * x_size, y + y_batch[i] * y_size,
                          out + i * out_size);

@@ -25,8 +25,8 @@ struct MatMulDims {
   bool transpose_b = false;
 };
 
-// One product parallelised over the device's threads (Eigen's tensor contraction, which is what
-// TensorFlow's CPU MatMul uses). Only float is parallelised; other types run on this thread.
+// One product parallelised over the device's threads (output rows split, each share a
+// single-thread Eigen GEMM). Only float is parallelised; other types run on this thread.
 template <typename T>
 void MatMulThreaded(const Eigen::ThreadPoolDevice& device, const MatMulDims& dims, const T* a,
                     const T* b, T* c);

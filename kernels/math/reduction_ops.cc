@@ -19,6 +19,7 @@
 #include "kernels/math/cwise_util.h"
 #include "kernels/math/op_util.h"
 #include "runtime/framework/kernel_registry.h"
+#include "runtime/framework/parallel_for.h"
 #include "runtime/util/status_macros.h"
 #include "unsupported/Eigen/CXX11/Tensor"
 
@@ -151,28 +152,28 @@ void ReduceMiddle(const Eigen::ThreadPoolDevice& device, const T* in, int64_t A,
     return;
   }
   if (B == 1) {
-    device.parallelFor(A, Eigen::TensorOpCost(R * sizeof(T), sizeof(T), R),
-                       [&](Eigen::Index begin, Eigen::Index end) {
-                         for (Eigen::Index a = begin; a < end; ++a) {
-                           out[a] = ReduceContiguous<T, F>(in + a * R, R);
-                         }
-                       });
+    ParallelFor(device, A, Eigen::TensorOpCost(R * sizeof(T), sizeof(T), R),
+                [&](Eigen::Index begin, Eigen::Index end) {
+                  for (Eigen::Index a = begin; a < end; ++a) {
+                    out[a] = ReduceContiguous<T, F>(in + a * R, R);
+                  }
+                });
     return;
   }
   // Units of (a, block of columns), narrow enough that small A still spreads over threads.
   const int64_t width = std::min<int64_t>(
       B, std::max<int64_t>(256, (B + 4 * device.numThreads() - 1) / (4 * device.numThreads())));
   const int64_t blocks = (B + width - 1) / width;
-  device.parallelFor(A * blocks,
-                     Eigen::TensorOpCost(R * width * sizeof(T), width * sizeof(T), R * width),
-                     [&](Eigen::Index begin, Eigen::Index end) {
-                       for (Eigen::Index u = begin; u < end; ++u) {
-                         const int64_t a = u / blocks;
-                         const int64_t b0 = (u % blocks) * width;
-                         const int64_t w = std::min(width, B - b0);
-                         ReduceRows<T, F>(in + a * R * B + b0, R, B, w, out + a * B + b0);
-                       }
-                     });
+  ParallelFor(device, A * blocks,
+              Eigen::TensorOpCost(R * width * sizeof(T), width * sizeof(T), R * width),
+              [&](Eigen::Index begin, Eigen::Index end) {
+                for (Eigen::Index u = begin; u < end; ++u) {
+                  const int64_t a = u / blocks;
+                  const int64_t b0 = (u % blocks) * width;
+                  const int64_t w = std::min(width, B - b0);
+                  ReduceRows<T, F>(in + a * R * B + b0, R, B, w, out + a * B + b0);
+                }
+              });
 }
 
 template <typename T, typename R>

@@ -7,6 +7,7 @@
 #include "kernels/math/cwise_util.h"
 #include "kernels/math/op_util.h"
 #include "runtime/framework/kernel_registry.h"
+#include "runtime/framework/parallel_for.h"
 #include "runtime/util/status_macros.h"
 
 namespace tensord {
@@ -62,34 +63,35 @@ class ScanOp : public OpKernel {
     // Units of (a, column block); each scans its columns row by row, B-contiguous.
     const int64_t width = std::min<int64_t>(B, 1024);
     const int64_t blocks = (B + width - 1) / width;
-    c->eigen_cpu_device().parallelFor(
-        A * blocks, Eigen::TensorOpCost(L * width * sizeof(T), L * width * sizeof(T), L * width),
-        [&](Eigen::Index begin, Eigen::Index end) {
-          for (Eigen::Index u = begin; u < end; ++u) {
-            const int64_t a = u / blocks;
-            const int64_t b0 = (u % blocks) * width;
-            const int64_t w = std::min(width, B - b0);
-            const T* src = in + a * L * B + b0;
-            T* dst = o + a * L * B + b0;
-            for (int64_t step = 0; step < L; ++step) {
-              const int64_t l = reverse ? L - 1 - step : step;
-              const int64_t prev = reverse ? l + 1 : l - 1;
-              ArrayMap<T> row(dst + l * B, w);
-              if (step == 0) {
-                if (exclusive) {
-                  row.setConstant(Scan::Identity());
-                } else {
-                  row = ConstArrayMap<T>(src + l * B, w);
-                }
-              } else {
-                // Exclusive scans add the previous input, inclusive ones the current one.
-                const int64_t term = exclusive ? prev : l;
-                row = ConstArrayMap<T>(dst + prev * B, w)
-                          .binaryExpr(ConstArrayMap<T>(src + term * B, w), typename Scan::Fn());
-              }
-            }
-          }
-        });
+    ParallelFor(c->eigen_cpu_device(), A * blocks,
+                Eigen::TensorOpCost(L * width * sizeof(T), L * width * sizeof(T), L * width),
+                [&](Eigen::Index begin, Eigen::Index end) {
+                  for (Eigen::Index u = begin; u < end; ++u) {
+                    const int64_t a = u / blocks;
+                    const int64_t b0 = (u % blocks) * width;
+                    const int64_t w = std::min(width, B - b0);
+                    const T* src = in + a * L * B + b0;
+                    T* dst = o + a * L * B + b0;
+                    for (int64_t step = 0; step < L; ++step) {
+                      const int64_t l = reverse ? L - 1 - step : step;
+                      const int64_t prev = reverse ? l + 1 : l - 1;
+                      ArrayMap<T> row(dst + l * B, w);
+                      if (step == 0) {
+                        if (exclusive) {
+                          row.setConstant(Scan::Identity());
+                        } else {
+                          row = ConstArrayMap<T>(src + l * B, w);
+                        }
+                      } else {
+                        // Exclusive scans add the previous input, inclusive ones the current one.
+                        const int64_t term = exclusive ? prev : l;
+                        row = ConstArrayMap<T>(dst + prev * B, w)
+                                  .binaryExpr(ConstArrayMap<T>(src + term * B, w),
+                                              typename Scan::Fn());
+                      }
+                    }
+                  }
+                });
     return absl::OkStatus();
   }
 

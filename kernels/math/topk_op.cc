@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/math/op_util.h"
 #include "runtime/framework/kernel_registry.h"
+#include "runtime/framework/parallel_for.h"
 #include "runtime/util/status_macros.h"
 
 namespace tensord {
@@ -53,27 +54,27 @@ class TopKOp : public OpKernel {
     const int64_t rows = n == 0 ? 0 : input.NumElements() / n;
     const T* in = input.data<T>();
     T* out = values->data<T>();
-    c->eigen_cpu_device().parallelFor(
-        rows, Eigen::TensorOpCost(n * sizeof(T), 2 * k * sizeof(T), n * 4),
-        [&](Eigen::Index begin, Eigen::Index end) {
-          std::vector<int64_t> order(n);
-          for (Eigen::Index r = begin; r < end; ++r) {
-            const T* row = in + r * n;
-            std::iota(order.begin(), order.end(), 0);
-            std::partial_sort(order.begin(), order.begin() + k, order.end(),
-                              [row](int64_t a, int64_t b) {
-                                return row[a] > row[b] || (row[a] == row[b] && a < b);
-                              });
-            for (int64_t j = 0; j < k; ++j) {
-              out[r * k + j] = row[order[j]];
-              if (index_type_ == DT_INT32) {
-                indices->data<int32_t>()[r * k + j] = static_cast<int32_t>(order[j]);
-              } else {
-                indices->data<int64_t>()[r * k + j] = order[j];
-              }
-            }
-          }
-        });
+    ParallelFor(c->eigen_cpu_device(), rows,
+                Eigen::TensorOpCost(n * sizeof(T), 2 * k * sizeof(T), n * 4),
+                [&](Eigen::Index begin, Eigen::Index end) {
+                  std::vector<int64_t> order(n);
+                  for (Eigen::Index r = begin; r < end; ++r) {
+                    const T* row = in + r * n;
+                    std::iota(order.begin(), order.end(), 0);
+                    std::partial_sort(order.begin(), order.begin() + k, order.end(),
+                                      [row](int64_t a, int64_t b) {
+                                        return row[a] > row[b] || (row[a] == row[b] && a < b);
+                                      });
+                    for (int64_t j = 0; j < k; ++j) {
+                      out[r * k + j] = row[order[j]];
+                      if (index_type_ == DT_INT32) {
+                        indices->data<int32_t>()[r * k + j] = static_cast<int32_t>(order[j]);
+                      } else {
+                        indices->data<int64_t>()[r * k + j] = order[j];
+                      }
+                    }
+                  }
+                });
     return absl::OkStatus();
   }
 
@@ -81,11 +82,11 @@ class TopKOp : public OpKernel {
   DataType index_type_ = DT_INT32;
 };
 
-#define REGISTER_TOPK(T)                                                                   \
-  TENSORD_REGISTER_KERNEL(KernelDef("TopKV2")                                              \
-                              .Device(DeviceType::kCpu)                                    \
-                              .TypeConstraint("T", DataTypeToEnum<T>::value)               \
-                              .HostMemoryInput(1),                                         \
+#define REGISTER_TOPK(T)                                                     \
+  TENSORD_REGISTER_KERNEL(KernelDef("TopKV2")                                \
+                              .Device(DeviceType::kCpu)                      \
+                              .TypeConstraint("T", DataTypeToEnum<T>::value) \
+                              .HostMemoryInput(1),                           \
                           TopKOp<T>)
 
 REGISTER_TOPK(float);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "runtime/framework/parallel_for.h"
+
 namespace tensord {
 namespace math {
 namespace {
@@ -15,30 +17,30 @@ void CopyRuns(const Eigen::ThreadPoolDevice& device, const E* in, const std::vec
   const int64_t inner_stride = strides.back();
   int64_t total = 1;
   for (int64_t d : dims) total *= d;
-  device.parallelFor(total, Eigen::TensorOpCost(sizeof(E), sizeof(E), 1),
-                     [&](Eigen::Index begin, Eigen::Index end) {
-                       int64_t row = begin / inner;
-                       int64_t col = begin % inner;
-                       while (begin < end) {
-                         const int64_t n = std::min<int64_t>(inner - col, end - begin);
-                         int64_t offset = col * inner_stride;
-                         int64_t rest = row;
-                         for (int d = rank - 2; d >= 0 && rest > 0; --d) {
-                           offset += (rest % dims[d]) * strides[d];
-                           rest /= dims[d];
-                         }
-                         const E* src = in + offset;
-                         E* dst = out + begin;
-                         if (inner_stride == 1) {
-                           std::memcpy(dst, src, n * sizeof(E));
-                         } else {
-                           for (int64_t i = 0; i < n; ++i) dst[i] = src[i * inner_stride];
-                         }
-                         begin += n;
-                         ++row;
-                         col = 0;
-                       }
-                     });
+  ParallelFor(device, total, Eigen::TensorOpCost(sizeof(E), sizeof(E), 1),
+              [&](Eigen::Index begin, Eigen::Index end) {
+                int64_t row = begin / inner;
+                int64_t col = begin % inner;
+                while (begin < end) {
+                  const int64_t n = std::min<int64_t>(inner - col, end - begin);
+                  int64_t offset = col * inner_stride;
+                  int64_t rest = row;
+                  for (int d = rank - 2; d >= 0 && rest > 0; --d) {
+                    offset += (rest % dims[d]) * strides[d];
+                    rest /= dims[d];
+                  }
+                  const E* src = in + offset;
+                  E* dst = out + begin;
+                  if (inner_stride == 1) {
+                    std::memcpy(dst, src, n * sizeof(E));
+                  } else {
+                    for (int64_t i = 0; i < n; ++i) dst[i] = src[i * inner_stride];
+                  }
+                  begin += n;
+                  ++row;
+                  col = 0;
+                }
+              });
 }
 
 struct Bytes16 {

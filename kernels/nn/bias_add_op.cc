@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/nn/window_util.h"
 #include "runtime/framework/kernel_registry.h"
+#include "runtime/framework/parallel_for.h"
 
 namespace tensord {
 namespace {
@@ -54,7 +55,7 @@ class BiasAddOp : public OpKernel {
     const Index row_len = channels_first_ ? x.NumElements() / (x.dim_size(0) * channels) : channels;
     const Index rows = x.NumElements() / row_len;
     const Eigen::TensorOpCost cost(row_len * sizeof(float), row_len * sizeof(float), row_len);
-    c->eigen_cpu_device().parallelFor(rows, cost, [&](Index begin, Index end) {
+    ParallelFor(c->eigen_cpu_device(), rows, cost, [&](Index begin, Index end) {
       for (Index r = begin; r < end; ++r) {
         Vec dst(out + r * row_len, row_len);
         const ConstVec src(in + r * row_len, row_len);

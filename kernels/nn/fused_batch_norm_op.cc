@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/nn/window_util.h"
 #include "runtime/framework/kernel_registry.h"
+#include "runtime/framework/parallel_for.h"
 #include "runtime/util/status_macros.h"
 
 namespace tensord {
@@ -44,7 +45,7 @@ Moments ComputeMoments(const Eigen::ThreadPoolDevice& d, const ChannelLayout& l,
   Moments m{Array::Zero(l.channels), Array::Zero(l.channels)};
   // Each task owns a block of channels and walks every position in order.
   const Eigen::TensorOpCost cost(count * sizeof(float), sizeof(float), count * 3);
-  d.parallelFor(l.channels, cost, [&](Index begin, Index end) {
+  ParallelFor(d, l.channels, cost, [&](Index begin, Index end) {
     const Index n = end - begin;
     if (l.channels_last) {
       Vec sum(m.mean.data() + begin, n);
@@ -83,7 +84,7 @@ void Normalize(const Eigen::ThreadPoolDevice& d, const ChannelLayout& l, const f
   if (l.channels_last) {
     const Eigen::TensorOpCost cost(l.channels * sizeof(float), l.channels * sizeof(float),
                                    l.channels * 3);
-    d.parallelFor(l.outer, cost, [&](Index begin, Index end) {
+    ParallelFor(d, l.outer, cost, [&](Index begin, Index end) {
       for (Index r = begin; r < end; ++r) {
         Vec(y + r * l.channels, l.channels) =
             (ConstVec(x + r * l.channels, l.channels) - mean) * factor + offset_vec;
@@ -92,7 +93,7 @@ void Normalize(const Eigen::ThreadPoolDevice& d, const ChannelLayout& l, const f
     return;
   }
   const Eigen::TensorOpCost cost(l.inner * sizeof(float), l.inner * sizeof(float), l.inner * 3);
-  d.parallelFor(l.outer * l.channels, cost, [&](Index begin, Index end) {
+  ParallelFor(d, l.outer * l.channels, cost, [&](Index begin, Index end) {
     for (Index row = begin; row < end; ++row) {
       const Index c = row % l.channels;
       Vec(y + row * l.inner, l.inner) =

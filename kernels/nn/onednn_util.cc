@@ -1,25 +1,21 @@
 #include "kernels/nn/onednn_util.h"
 
-#include <immintrin.h>
 #include <omp.h>
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cstdlib>
 #include <new>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/notification.h"
+#include "runtime/framework/parallel_for.h"
 
 namespace tensord {
 namespace onednn {
 namespace {
 
 std::atomic<int> running_kernels{0};
-
-constexpr std::chrono::microseconds kSpinBeforeSleep(50);
 
 }  // namespace
 
@@ -119,25 +115,7 @@ absl::Status RunParts(size_t parts, const Eigen::ThreadPoolDevice& device,
       statuses[i] = absl::ResourceExhaustedError("out of memory for oneDNN scratch space");
     }
   };
-  std::atomic<size_t> left{parts - 1};
-  absl::Notification done;  // its destructor waits for a Notify still in progress
-  for (size_t i = 1; i < parts; ++i) {
-    device.getPool()->Schedule([&run, &left, &done, i] {
-      run(i);
-      if (left.fetch_sub(1, std::memory_order_acq_rel) == 1) done.Notify();
-    });
-  }
-  run(0);
-  if (parts > 1) {
-    // Parts are about equal, so the others usually finish within microseconds of this one:
-    // wait for them spinning, for a while, rather than sleep and be woken (tens of µs on a VM,
-    // per kernel call).
-    const auto give_up = std::chrono::steady_clock::now() + kSpinBeforeSleep;
-    while (!done.HasBeenNotified() && std::chrono::steady_clock::now() < give_up) {
-      for (int i = 0; i < 64; ++i) _mm_pause();
-    }
-    done.WaitForNotification();
-  }
+  RunShares(device, static_cast<int>(parts), [&run](int i) { run(i); });
   for (const absl::Status& s : statuses) {
     if (!s.ok()) return s;
   }

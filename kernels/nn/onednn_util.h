@@ -3,8 +3,7 @@
 //
 // oneDNN runs single-threaded per call (Debian builds it on OpenMP, whose spinning teams fight
 // the intra-op pool and co-tenant processes for cores); kernels split their work into parts
-// and spread them over the pool with RunParts, whose caller briefly spins for the other parts
-// instead of sleeping at once.
+// and spread them over the pool with RunParts (on RunShares, runtime/framework/parallel_for.h).
 #ifndef TENSORD_KERNELS_NN_ONEDNN_UTIL_H_
 #define TENSORD_KERNELS_NN_ONEDNN_UTIL_H_
 

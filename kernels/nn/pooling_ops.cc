@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "kernels/nn/window_util.h"
 #include "runtime/framework/kernel_registry.h"
+#include "runtime/framework/parallel_for.h"
 #include "runtime/util/status_macros.h"
 
 namespace tensord {
@@ -86,7 +87,7 @@ absl::Status Pool2D(OpKernelContext* c, const Window2D& window, const std::vecto
   const Eigen::TensorOpCost cost(row_size * g.k_rows * g.k_cols * sizeof(T), row_size * sizeof(T),
                                  row_size * g.k_rows * g.k_cols, /*vectorized=*/true,
                                  Eigen::internal::packet_traits<T>::size);
-  c->eigen_cpu_device().parallelFor(g.batch * g.out_rows, cost, [&](Index begin, Index end) {
+  ParallelFor(c->eigen_cpu_device(), g.batch * g.out_rows, cost, [&](Index begin, Index end) {
     for (Index row = begin; row < end; ++row) {
       const Index orow = row % g.out_rows;
       const Index b = row / g.out_rows;

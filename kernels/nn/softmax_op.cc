@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "runtime/framework/kernel_registry.h"
+#include "runtime/framework/parallel_for.h"
 
 namespace tensord {
 namespace {
@@ -31,7 +32,7 @@ class SoftmaxOp : public OpKernel {
     const float* in = logits.data<float>();
     float* out = output->data<float>();
     const Eigen::TensorOpCost cost(cols * sizeof(float), cols * sizeof(float), cols * 20);
-    c->eigen_cpu_device().parallelFor(rows, cost, [&](Index begin, Index end) {
+    ParallelFor(c->eigen_cpu_device(), rows, cost, [&](Index begin, Index end) {
       for (Index r = begin; r < end; ++r) {
         const ConstVec x(in + r * cols, cols);
         Vec y(out + r * cols, cols);

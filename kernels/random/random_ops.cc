@@ -21,6 +21,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "runtime/framework/kernel_registry.h"
+#include "runtime/framework/parallel_for.h"
 #include "runtime/util/status_macros.h"
 
 namespace tensord {
@@ -136,12 +137,12 @@ class RandomOpBase : public OpKernel {
   template <typename T, typename SampleFn>
   void Fill(const OpKernelContext& c, T* out, int64_t n, SampleFn sample) const {
     const uint64_t stream = NextStream();
-    c.eigen_cpu_device().parallelFor(n, Eigen::TensorOpCost(0, sizeof(T), 100),
-                                     [&](Eigen::Index begin, Eigen::Index end) {
-                                       for (Eigen::Index i = begin; i < end; ++i) {
-                                         out[i] = sample(stream, i);
-                                       }
-                                     });
+    ParallelFor(c.eigen_cpu_device(), n, Eigen::TensorOpCost(0, sizeof(T), 100),
+                [&](Eigen::Index begin, Eigen::Index end) {
+                  for (Eigen::Index i = begin; i < end; ++i) {
+                    out[i] = sample(stream, i);
+                  }
+                });
   }
 
  private:

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/framework/kernel_registry.h"
 #include "runtime/framework/op_kernel.h"
+#include "runtime/framework/parallel_for.h"
 
 namespace tensord {
 namespace {
@@ -82,8 +83,8 @@ class DepthSpaceOp : public OpKernel {
         std::memcpy(out + to * chunk_bytes, in + from * chunk_bytes, chunk_bytes);
       }
     };
-    c->eigen_cpu_device().parallelFor(chunks, Eigen::TensorOpCost(chunk_bytes, chunk_bytes, 8),
-                                      work);
+    ParallelFor(c->eigen_cpu_device(), chunks, Eigen::TensorOpCost(chunk_bytes, chunk_bytes, 8),
+                work);
     return absl::OkStatus();
   }
 

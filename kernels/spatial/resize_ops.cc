@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/framework/kernel_registry.h"
 #include "runtime/framework/op_kernel.h"
+#include "runtime/framework/parallel_for.h"
 
 namespace tensord {
 namespace {
@@ -83,12 +84,12 @@ class ResizeOpBase : public OpKernel {
   template <typename Fn>
   static void ForEachRow(const OpKernelContext& c, const ResizeGeometry& g, double row_cost,
                          Fn fn) {
-    c.eigen_cpu_device().parallelFor(g.batch * g.out_h, Eigen::TensorOpCost(0, 0, row_cost),
-                                     [&](Eigen::Index first, Eigen::Index last) {
-                                       for (Eigen::Index r = first; r < last; ++r) {
-                                         fn(r / g.out_h, r % g.out_h);
-                                       }
-                                     });
+    ParallelFor(c.eigen_cpu_device(), g.batch * g.out_h, Eigen::TensorOpCost(0, 0, row_cost),
+                [&](Eigen::Index first, Eigen::Index last) {
+                  for (Eigen::Index r = first; r < last; ++r) {
+                    fn(r / g.out_h, r % g.out_h);
+                  }
+                });
   }
 
   bool align_corners_ = false;

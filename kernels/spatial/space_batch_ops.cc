@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/framework/kernel_registry.h"
 #include "runtime/framework/op_kernel.h"
+#include "runtime/framework/parallel_for.h"
 #include "runtime/util/status_macros.h"
 
 namespace tensord {
@@ -88,7 +89,7 @@ void CopyRows(const Geometry& g, size_t element_size, bool to_batch, char* space
       }
     }
   };
-  device.parallelFor(rows, Eigen::TensorOpCost(row_bytes, row_bytes, 4 * m), work);
+  ParallelFor(device, rows, Eigen::TensorOpCost(row_bytes, row_bytes, 4 * m), work);
 }
 
 // kToBatch: SpaceToBatchND (input 2 = paddings); otherwise BatchToSpaceND (input 2 = crops).

@@ -14,6 +14,7 @@
 #include "absl/strings/str_format.h"
 #include "runtime/framework/kernel_registry.h"
 #include "runtime/framework/op_kernel.h"
+#include "runtime/framework/parallel_for.h"
 #include "runtime/saved_model/tensor_bundle.h"
 #include "runtime/util/status_macros.h"
 
@@ -84,20 +85,16 @@ class RestoreV2Op : public OpKernel {
       if (c->output_required(static_cast<int>(i))) to_read.push_back(i);
     }
     // Reading is copying from the page cache, checksumming and faulting in fresh pages: it
-    // scales with threads. One share per thread, the caller's included (Eigen runs more blocks
-    // than threads on the pool alone, which has one thread fewer; see CpuDevice), each taking
-    // every threads-th entry so that large and small ones spread evenly.
+    // scales with threads. Each thread takes every threads-th entry, so that large and small
+    // ones spread evenly.
     std::vector<absl::StatusOr<Tensor>> tensors(to_read.size(), absl::UnknownError("not read"));
-    const Eigen::Index shares = std::min<Eigen::Index>(
-        c->eigen_cpu_device().numThreads(), static_cast<Eigen::Index>(to_read.size()));
-    c->eigen_cpu_device().parallelFor(
-        shares, Eigen::TensorOpCost(0, 0, 1e9), [&](Eigen::Index begin, Eigen::Index end) {
-          for (Eigen::Index share = begin; share < end; ++share) {
-            for (size_t k = share; k < to_read.size(); k += shares) {
-              tensors[k] = (*reader)->Lookup(names[to_read[k]]);
-            }
-          }
-        });
+    const int shares =
+        static_cast<int>(std::min<size_t>(c->eigen_cpu_device().numThreads(), to_read.size()));
+    RunShares(c->eigen_cpu_device(), shares, [&](int share) {
+      for (size_t k = share; k < to_read.size(); k += shares) {
+        tensors[k] = (*reader)->Lookup(names[to_read[k]]);
+      }
+    });
     for (size_t k = 0; k < to_read.size(); ++k) {
       if (!tensors[k].ok()) return NodeStatus(*c, tensors[k].status());
       c->set_output(static_cast<int>(to_read[k]), *std::move(tensors[k]));

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "runtime/framework/parallel_for.h"
 
 namespace tensord {
 namespace string_ops {
@@ -55,7 +56,7 @@ absl::Status ParallelForWithStatus(const OpKernelContext& c, int64_t n, double c
     }
   };
   if (n <= 0) return absl::OkStatus();
-  c.eigen_cpu_device().parallelFor(n, Eigen::TensorOpCost(0, 0, cost_per_element), shard);
+  ParallelFor(c.eigen_cpu_device(), n, Eigen::TensorOpCost(0, 0, cost_per_element), shard);
   return first_error;
 }
 

@@ -18,10 +18,12 @@ const char* DeviceTypeName(DeviceType type);  // "CPU", "GPU"
 int AvailableCpus();
 
 // The CPU device: an intra-op Eigen pool that kernels parallelise on. A kernel's calling thread
-// works on its share too (Eigen's parallelFor, onednn::RunParts), so for N threads per kernel
-// the pool has N - 1: a pool of N leaves one thread spinning for work that never comes,
-// competing with the N working threads for N CPUs (ResNet50 batch 1 on 2 CPUs: 10.4–11.3 ms
-// with a pool of 2, 8.6–8.9 ms with a pool of 1).
+// works on its share too (ParallelFor and RunShares, runtime/framework/parallel_for.h), so for
+// N threads per kernel the pool has N - 1: a pool of N leaves one thread spinning for work that
+// never comes, competing with the N working threads for N CPUs (ResNet50 batch 1 on 2 CPUs:
+// 10.4–11.3 ms with a pool of 2, 8.6–8.9 ms with a pool of 1). Kernels split work through
+// those functions rather than through Eigen's parallelFor, which leaves the caller idle when it
+// cuts more blocks than threads.
 // Thread-safe; shared by all sessions that use it.
 class CpuDevice {
  public:
