@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -62,6 +63,24 @@ TEST(ReluOpsTest, NanPropagatesAndShapeIsKept) {
     ASSERT_TRUE(out.ok()) << out.status();
     ExpectTensorNear((*out)[0],
                      AsTensor<float>({nan, 0, 2, std::string(op) == "Relu" ? 9.0f : 6.0f}, {2, 2}));
+  }
+}
+
+// Inputs large enough to be split across the tests' threads: every element as the small case.
+TEST(ReluOpsTest, LargeInputsSplitAcrossThreads) {
+  const int64_t n = 1 << 18;
+  std::vector<float> x(n), relu(n), elu(n);
+  for (int64_t i = 0; i < n; ++i) {
+    x[i] = kX[i % kX.size()] * (1 + i % 7);
+    relu[i] = std::max(x[i], 0.0f);
+    elu[i] = x[i] < 0 ? std::exp(x[i]) - 1 : x[i];
+  }
+  for (DeviceType device : TestDevices()) {
+    for (const auto& [op, want] : {std::make_pair("Relu", &relu), std::make_pair("Elu", &elu)}) {
+      auto out = RunKernel(NodeBuilder(op).Attr("T", DT_FLOAT).Build(), {AsTensor(x, {n})}, device);
+      ASSERT_TRUE(out.ok()) << out.status();
+      ExpectTensorNear((*out)[0], AsTensor(*want, {n}));
+    }
   }
 }
 
