@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "runtime/framework/op_kernel.h"
+#include "runtime/framework/parallel_for.h"
 #include "runtime/framework/resource.h"
 
 namespace tensord {
@@ -36,12 +37,19 @@ absl::Status ApplyDenseUpdate(const OpKernelContext& c, absl::string_view var_na
           "Cannot update variable ", var_name, " with shape ", current->shape().DebugString(),
           " using a Tensor with shape ", value.shape().DebugString(), ", shapes must be equal."));
     }
-    auto out = current->flat<T>();
-    if constexpr (kUpdate == DenseUpdate::kAdd) {
-      out.device(c.eigen_cpu_device()) += value.flat<T>();
-    } else {
-      out.device(c.eigen_cpu_device()) -= value.flat<T>();
-    }
+    T* out = current->data<T>();
+    const T* in = value.data<T>();
+    ParallelFor(c.eigen_cpu_device(), current->NumElements(),
+                Eigen::TensorOpCost(2 * sizeof(T), sizeof(T), 1),
+                [&](Eigen::Index begin, Eigen::Index end) {
+                  for (Eigen::Index i = begin; i < end; ++i) {
+                    if constexpr (kUpdate == DenseUpdate::kAdd) {
+                      out[i] += in[i];
+                    } else {
+                      out[i] -= in[i];
+                    }
+                  }
+                });
     return absl::OkStatus();
   });
 }

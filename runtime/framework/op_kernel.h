@@ -11,8 +11,14 @@
 //     explicit NegOp(OpKernelConstruction* c) : OpKernel(c) {}
 //     absl::Status Compute(OpKernelContext* c) const override {
 //       const Tensor& x = c->input(0);
-//       Tensor* y = c->allocate_output(0, x.dtype(), x.shape());
-//       y->flat<float>().device(c->eigen_cpu_device()) = -x.flat<float>();
+//       Tensor* y = c->allocate_output_for_overwrite(0, x.dtype(), x.shape());
+//       const float* in = x.data<float>();
+//       float* out = y->data<float>();
+//       // Split over the intra-op threads (runtime/framework/parallel_for.h).
+//       ParallelFor(c->eigen_cpu_device(), x.NumElements(), Eigen::TensorOpCost(4, 4, 1),
+//                   [&](Eigen::Index begin, Eigen::Index end) {
+//                     for (Eigen::Index i = begin; i < end; ++i) out[i] = -in[i];
+//                   });
 //       return absl::OkStatus();
 //     }
 //   };
