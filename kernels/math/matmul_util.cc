@@ -1,6 +1,7 @@
 #include "kernels/math/matmul_util.h"
 
 #include <algorithm>
+#include <type_traits>
 
 #include "runtime/framework/parallel_for.h"
 
@@ -8,18 +9,22 @@ namespace tensord {
 namespace math {
 
 template <typename T>
-void MatMulSingleThread(const MatMulDims& dims, const T* a, const T* b, T* c) {
-  if (dims.m == 0 || dims.n == 0) return;
-  using RowMajor = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  Eigen::Map<RowMajor> out(c, dims.m, dims.n);
+void MatMulRows(const MatMulDims& dims, int64_t begin, int64_t end, const T* a, const T* b, T* c) {
+  using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  using Strided = Eigen::Map<const Matrix, 0, Eigen::OuterStride<>>;
+  const int64_t rows = end - begin;
+  if (rows <= 0 || dims.n == 0) return;
+  Eigen::Map<Matrix> out(c + begin * dims.n, rows, dims.n);
   if (dims.k == 0) {
     out.setZero();
     return;
   }
-  Eigen::Map<const RowMajor> lhs(a, dims.transpose_a ? dims.k : dims.m,
-                                 dims.transpose_a ? dims.m : dims.k);
-  Eigen::Map<const RowMajor> rhs(b, dims.transpose_b ? dims.n : dims.k,
-                                 dims.transpose_b ? dims.k : dims.n);
+  // op(A)'s rows: rows of the stored [m, k] A, or columns of the stored [k, m] one.
+  const Strided lhs = dims.transpose_a
+                          ? Strided(a + begin, dims.k, rows, Eigen::OuterStride<>(dims.m))
+                          : Strided(a + begin * dims.k, rows, dims.k, Eigen::OuterStride<>(dims.k));
+  Eigen::Map<const Matrix> rhs(b, dims.transpose_b ? dims.n : dims.k,
+                               dims.transpose_b ? dims.k : dims.n);
   if (dims.transpose_a && dims.transpose_b) {
     out.noalias() = lhs.transpose() * rhs.transpose();
   } else if (dims.transpose_a) {
@@ -29,6 +34,25 @@ void MatMulSingleThread(const MatMulDims& dims, const T* a, const T* b, T* c) {
   } else {
     out.noalias() = lhs * rhs;
   }
+}
+
+template <typename T>
+void MatMulSingleThread(const MatMulDims& dims, const T* a, const T* b, T* c) {
+  MatMulRows(dims, 0, dims.m, a, b, c);
+}
+
+template <typename T>
+void MatMulThreaded(const Eigen::ThreadPoolDevice& device, const MatMulDims& dims, const T* a,
+                    const T* b, T* c) {
+  if constexpr (!std::is_same_v<T, float>) {
+    MatMulSingleThread(dims, a, b, c);
+    return;
+  }
+  if (dims.m == 0 || dims.n == 0) return;
+  // Output rows split over the threads (the caller's included), each share one GEMM.
+  const Eigen::TensorOpCost row_cost(dims.k * sizeof(T), dims.n * sizeof(T), 2.0 * dims.k * dims.n);
+  ParallelFor(device, dims.m, row_cost,
+              [&](Eigen::Index begin, Eigen::Index end) { MatMulRows(dims, begin, end, a, b, c); });
 }
 
 template <typename T>
@@ -92,10 +116,13 @@ std::optional<BatchBroadcast> BroadcastBatches(const TensorShape& x, const Tenso
   return result;
 }
 
-#define TENSORD_INSTANTIATE_MATMUL(T)                                                       \
-  template void MatMulSingleThread<T>(const MatMulDims&, const T*, const T*, T*);           \
-  template void BatchMatMul<T>(const Eigen::ThreadPoolDevice&, const MatMulDims&, const T*, \
-                               const T*, T*, const std::vector<int64_t>&,                   \
+#define TENSORD_INSTANTIATE_MATMUL(T)                                                          \
+  template void MatMulRows<T>(const MatMulDims&, int64_t, int64_t, const T*, const T*, T*);    \
+  template void MatMulSingleThread<T>(const MatMulDims&, const T*, const T*, T*);              \
+  template void MatMulThreaded<T>(const Eigen::ThreadPoolDevice&, const MatMulDims&, const T*, \
+                                  const T*, T*);                                               \
+  template void BatchMatMul<T>(const Eigen::ThreadPoolDevice&, const MatMulDims&, const T*,    \
+                               const T*, T*, const std::vector<int64_t>&,                      \
                                const std::vector<int64_t>&)
 TENSORD_INSTANTIATE_MATMUL(float);
 TENSORD_INSTANTIATE_MATMUL(double);

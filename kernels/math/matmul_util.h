@@ -1,7 +1,7 @@
 // Matrix products for MatMul, BatchMatMul* and Einsum on row-major buffers.
 //
 // Instantiated for float, double and int32 only (the heavy Eigen GEMM templates live in
-// matmul_util*.cc so they compile once, in parallel with everything else).
+// matmul_util.cc so they compile once, in parallel with everything else).
 #ifndef TENSORD_KERNELS_MATH_MATMUL_UTIL_H_
 #define TENSORD_KERNELS_MATH_MATMUL_UTIL_H_
 
@@ -34,6 +34,10 @@ void MatMulThreaded(const Eigen::ThreadPoolDevice& device, const MatMulDims& dim
 // One product on the calling thread (Eigen's dense GEMM).
 template <typename T>
 void MatMulSingleThread(const MatMulDims& dims, const T* a, const T* b, T* c);
+
+// Rows [begin, end) of C of one product, on the calling thread.
+template <typename T>
+void MatMulRows(const MatMulDims& dims, int64_t begin, int64_t end, const T* a, const T* b, T* c);
 
 // out[i] = op(x[x_batch[i]]) · op(y[y_batch[i]]) for every i, where x holds [m, k] (or [k, m])
 // matrices back to back, y likewise, and out receives [m, n] matrices. Small products are

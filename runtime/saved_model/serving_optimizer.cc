@@ -244,7 +244,6 @@ class Optimizer {
     }
     auto kernel = KernelRegistry::Global().CreateKernel(node, DeviceType::kCpu);
     if (!kernel.ok()) return absl::OkStatus();
-    params.input_refs.resize(params.inputs.size());
     params.num_outputs = *num_outputs;
     params.resource_mgr = &scratch_resources_;
     params.eigen_cpu_device = &cpu_.eigen_device();
