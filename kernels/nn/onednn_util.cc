@@ -115,7 +115,7 @@ absl::Status RunParts(size_t parts, const Eigen::ThreadPoolDevice& device,
       statuses[i] = absl::ResourceExhaustedError("out of memory for oneDNN scratch space");
     }
   };
-  RunShares(device, static_cast<int>(parts), [&run](int i) { run(i); });
+  RunShares(device, static_cast<int>(parts), run);
   for (const absl::Status& s : statuses) {
     if (!s.ok()) return s;
   }

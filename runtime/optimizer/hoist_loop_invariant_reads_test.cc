@@ -13,11 +13,15 @@ namespace {
 using testing::NodesByName;
 using testing::ParseGraph;
 
-// A loop over (counter, h, weights handle): h = h x w each step, w read in the body.
-constexpr char kBody[] = R"pb(
+// The arguments of both functions of a loop over (counter, h, weights handle).
+constexpr char kArgs[] = R"pb(
   node { name: "_arg_0" op: "Placeholder" attr { key: "dtype" value { type: DT_INT32 } } }
   node { name: "_arg_1" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
   node { name: "_arg_2" op: "Placeholder" attr { key: "dtype" value { type: DT_RESOURCE } } }
+)pb";
+
+// The step: h = h x w, w read in the body.
+constexpr char kStep[] = R"pb(
   node { name: "one" op: "Const" attr { key: "dtype" value { type: DT_INT32 } } }
   node { name: "next" op: "AddV2" input: "_arg_0" input: "one" attr { key: "T" value { type: DT_INT32 } } }
   node { name: "w" op: "ReadVariableOp" input: "_arg_2" attr { key: "dtype" value { type: DT_FLOAT } } }
@@ -27,13 +31,13 @@ constexpr char kBody[] = R"pb(
          attr { key: "T" value { list { type: DT_INT32 type: DT_FLOAT type: DT_RESOURCE } } } }
 )pb";
 
-constexpr char kCond[] = R"pb(
-  node { name: "_arg_0" op: "Placeholder" attr { key: "dtype" value { type: DT_INT32 } } }
-  node { name: "_arg_1" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
-  node { name: "_arg_2" op: "Placeholder" attr { key: "dtype" value { type: DT_RESOURCE } } }
+constexpr char kCondition[] = R"pb(
   node { name: "limit" op: "Const" attr { key: "dtype" value { type: DT_INT32 } } }
   node { name: "_fn" op: "Less" input: "_arg_0" input: "limit" attr { key: "T" value { type: DT_INT32 } } }
 )pb";
+
+const std::string kBody = std::string(kArgs) + kStep;
+const std::string kCond = std::string(kArgs) + kCondition;
 
 constexpr char kOuter[] = R"pb(
   node { name: "i" op: "Const" attr { key: "dtype" value { type: DT_INT32 } } }
@@ -118,7 +122,7 @@ TEST(HoistLoopInvariantReadsTest, ReadsThatMayChangeStayInTheLoop) {
                    attr { key: "T" value { type: DT_RESOURCE } } })pb"},
   };
   for (const auto& [what, extra] : cases) {
-    ::tensorflow::GraphDef graph = LoopGraph(std::string(kBody) + extra);
+    ::tensorflow::GraphDef graph = LoopGraph(kBody + extra);
     const std::string before = graph.SerializeAsString();
     EXPECT_EQ(HoistLoopInvariantReads(&graph, Ops()), 0) << what;
     EXPECT_EQ(graph.SerializeAsString(), before) << what;
