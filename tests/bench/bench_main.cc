@@ -19,8 +19,8 @@
 //   latency       p50/p99/mean/min over --iterations batch-1 runs after --warmup runs.
 //   throughput    mean time of --batch_iterations runs on --batch_inputs after --warmup runs
 //                 ({"error": ...} where those inputs fail).
-//   rss           VmRSS (MB) before Load, when ready (after the first run) and after all runs,
-//                 and the process's peak VmHWM.
+//   rss           VmRSS (MB) before Load, after it, when ready (after the first run) and after
+//                 all runs, and the process's peak VmHWM.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -177,6 +177,7 @@ int Main(int argc, char** argv) {
   auto bundle = SavedModelBundle::Load(flags.export_dir, options);
   if (!bundle.ok()) return Fail(std::string(bundle.status().message()));
   const double load_ms = Ms(Clock::now() - load_start);
+  rss.Set("loaded_mb", json::Value::Number(ProcStatusMb("VmRSS")));
 
   std::vector<double> first;
   absl::Status status = RunTimes(**bundle, flags.signature, *inputs, 1, &first);

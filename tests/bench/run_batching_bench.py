@@ -171,7 +171,8 @@ def main():
             "*Hold floor*: the same load against the empty Predict handler (same gRPC), answering "
             "at once and holding each call for the timeout (waited as a lone batch waits). Its "
             "p99 difference is what holding a call for the timeout costs in this gRPC stack and "
-            "OS, in place of the bare timeout; the floor limit is (p99 without + that cost) × 1.1.",
+            "OS, in place of the bare timeout; the floor limit is (p99 without + that cost) "
+            "× 1.1.",
             "",
             "| model | batching | load | p99 off | p99 on | limit | | empty p99 held 0 / T "
             "| floor limit | |", "|---|---|---|---|---|---|---|---|---|---|"]

@@ -7,6 +7,7 @@ Needs the binaries:
     bazel build //server:tensord //clients/tensorctl:tensorctl //tests/bench:empty_predict_server
     python3 -m pytest -q tests/e2e/bench_test.py
 """
+import contextlib
 import csv
 import json
 import os
@@ -61,15 +62,15 @@ def tensord(tmp_path_factory):
     assert server.stop() == 0, server.log()
 
 
-@pytest.fixture(scope="module")
-def empty_server(tmp_path_factory):
+@contextlib.contextmanager
+def empty_predict_server(log_dir, *flags):
+    """Runs empty_predict_server with `flags`; yields its address."""
     if not os.path.exists(EMPTY_SERVER):
         pytest.fail("%s missing: run `bazel build //tests/bench:empty_predict_server` first"
                     % EMPTY_SERVER)
     port = free_port()
-    log_path = os.path.join(str(tmp_path_factory.mktemp("empty")), "empty.log")
-    with open(log_path, "w") as log:
-        proc = subprocess.Popen([EMPTY_SERVER, "--port=%d" % port], stdout=log,
+    with open(os.path.join(str(log_dir), "empty.log"), "w") as log:
+        proc = subprocess.Popen([EMPTY_SERVER, "--port=%d" % port, *flags], stdout=log,
                                 stderr=subprocess.STDOUT)
     address = "127.0.0.1:%d" % port
     try:
@@ -79,6 +80,12 @@ def empty_server(tmp_path_factory):
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def empty_server(tmp_path_factory):
+    with empty_predict_server(tmp_path_factory.mktemp("empty")) as address:
+        yield address
 
 
 def test_concurrency_with_server_side_breakdown(tensord, tmp_path):
@@ -149,6 +156,19 @@ def test_empty_predict_server(empty_server, tmp_path):
     assert "the server has no GetModelMetadata" in r.stderr
     assert "inputs: x float [2] (--input)" in r.stderr
     check_level(read_levels(out)[0])
+
+
+def test_empty_predict_server_holds_each_call(tmp_path):
+    # The batching report's floor: every call answered no sooner than --hold_micros.
+    with empty_predict_server(tmp_path, "--hold_micros=20000") as address:
+        out = os.path.join(str(tmp_path), "held.json")
+        r = bench(address, "--model", "any", "--input", "x=[1.0]", "--concurrency", "1",
+                  "--json", out, *FAST)
+    assert r.returncode == 0, r.stderr
+    level = read_levels(out)[0]
+    check_level(level)
+    assert 20.0 <= level["latency_p50_ms"] < 100.0, level
+    assert level["throughput_infer_per_s"] <= 50.0, level
 
 
 def test_unknown_model_fails_before_any_load(tensord):
