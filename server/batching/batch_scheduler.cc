@@ -127,8 +127,7 @@ absl::StatusOr<TensorMap> BatchScheduler::Run(Queue* queue, BatchTask task) {
       continue;
     }
     const BatchTask* front = entry->queue.front();
-    const absl::Time until =
-        std::min(entry->queue.ReadyTime(), entry->queue.EarliestDeadline());
+    const absl::Time until = std::min(entry->queue.ReadyTime(), entry->queue.EarliestDeadline());
     if (front != nullptr && front->waiter == &wake && until > now) {
       if (until - now > kSpinBeforeTimeout) {
         wake.wait_until(lock, absl::ToChronoTime(until - kSpinBeforeTimeout));
@@ -164,10 +163,9 @@ void BatchScheduler::Dispatch(std::unique_lock<std::mutex>& lock, Entry* entry,
   }
   if (batch) entry->process(*std::move(batch));
   lock.lock();
-  if (batch) {
-    --running_;
-    cv_.notify_one();  // a slot is free for a batch that was ready while all were busy
-  }
+  // A slot is free: only when all were busy can a ready batch be waiting for one (waking a
+  // batch thread otherwise is a futile wake-up per batch).
+  if (batch && running_-- == num_threads()) cv_.notify_one();
 }
 
 void BatchScheduler::Loop() {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <future>
 #include <thread>
 #include <vector>
@@ -135,6 +136,38 @@ TEST(BatchSchedulerTest, FullBatchRunsWithoutWaitingAndFailuresStayInTheirBatch)
   EXPECT_EQ(batches.load(), 2);
 }
 
+TEST(BatchSchedulerTest, BatchReadyWhileEverySlotIsBusyRunsWhenACallerFreesTheSlot) {
+  BatchScheduler scheduler(1);
+  std::atomic<int> batches{0}, largest{0};
+  std::promise<void> started, gate;
+  std::shared_future<void> opened = gate.get_future().share();
+  auto queue = scheduler.AddQueue("q", Options(1, absl::ZeroDuration()), [&](Batch b) {
+    if (b.tasks.front().inputs.at("x").data<float>()[0] == 1) {
+      started.set_value();
+      opened.wait();
+    }
+    Echo(std::move(b), &batches, &largest);
+  });
+  // The caller leads its own batch and holds the only slot until the gate opens.
+  Pending unused;
+  auto lead =
+      std::async(std::launch::async, [&] { return scheduler.Run(queue.get(), Task(1, &unused)); });
+  started.get_future().wait();
+  Pending queued;
+  ASSERT_TRUE(scheduler.Schedule(queue.get(), Task(2, &queued)).ok());
+  // Ready at once, but no slot: the batch thread waits for the caller to free it.
+  EXPECT_EQ(queued.future.wait_for(std::chrono::milliseconds(50)), std::future_status::timeout);
+  gate.set_value();
+  auto led = lead.get();
+  ASSERT_TRUE(led.ok());
+  EXPECT_EQ(led->at("x").data<float>()[0], 1.0f);
+  ASSERT_EQ(queued.future.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  auto answer = queued.future.get();
+  ASSERT_TRUE(answer.ok());
+  EXPECT_EQ(answer->at("x").data<float>()[0], 2.0f);
+  EXPECT_EQ(batches.load(), 2);
+}
+
 TEST(BatchSchedulerTest, DeadlinePassedInTheQueueIsDeadlineExceeded) {
   BatchScheduler scheduler(1);
   std::atomic<int> batches{0}, largest{0};
@@ -151,9 +184,10 @@ TEST(BatchSchedulerTest, QueuesAreServedRoundRobinAndReportDepth) {
   BatchScheduler scheduler(1);
   std::atomic<int> batches{0}, largest{0};
   std::atomic<size_t> last_depth{99};
-  auto first = scheduler.AddQueue("a", Options(1, absl::ZeroDuration()),
-                                  [&](Batch b) { Echo(std::move(b), &batches, &largest); },
-                                  [&](size_t depth) { last_depth = depth; });
+  auto first = scheduler.AddQueue(
+      "a", Options(1, absl::ZeroDuration()),
+      [&](Batch b) { Echo(std::move(b), &batches, &largest); },
+      [&](size_t depth) { last_depth = depth; });
   auto second = scheduler.AddQueue("b", Options(1, absl::ZeroDuration()),
                                    [&](Batch b) { Echo(std::move(b), &batches, &largest); });
   Pending p1, p2;
