@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -19,9 +20,9 @@
 #include "runtime/framework/host_allocator.h"
 #include "runtime/framework/resource.h"
 #include "runtime/graph/function_inliner.h"
+#include "runtime/graph/identity_elimination.h"
 #include "runtime/graph/op_registry.h"
 #include "runtime/graph/tensor_name.h"
-#include "runtime/graph/identity_elimination.h"
 #include "runtime/optimizer/drop_constant_control_edges.h"
 #include "runtime/optimizer/fold_affine_into_conv.h"
 #include "runtime/optimizer/fold_pad_into_conv.h"
@@ -60,9 +61,8 @@ absl::StatusOr<std::string> InitOpFromCollection(const MetaGraphDef& meta, const
   if (it == meta.collection_def().end()) return std::string();
   const auto& names = it->second.node_list().value();
   if (names.size() != 1) {
-    return absl::FailedPreconditionError(absl::StrCat("collection '", key,
-                                                      "' must hold exactly one op, it has ",
-                                                      names.size()));
+    return absl::FailedPreconditionError(
+        absl::StrCat("collection '", key, "' must hold exactly one op, it has ", names.size()));
   }
   return names[0];
 }
@@ -112,22 +112,34 @@ std::string TagsString(const std::set<std::string>& tags) {
   return absl::StrCat("{", absl::StrJoin(tags, ","), "}");
 }
 
+struct ReleasedState {
+  int variables = 0;
+  int nodes = 0;
+};
+
 // Drops what the optimised serving graph no longer reaches — constants the passes replaced
-// (e.g. filters folded with batch norm) and variables nothing reads any more (frozen ones, and
-// the second copy Keras 3 exports keep of every variable).
-absl::StatusOr<int> ReleaseUnreachableState(const ::tensorflow::GraphDef& graph,
-                                            const std::vector<SignatureIo>& signatures,
-                                            ConstantTable* constants, Session* load_session,
-                                            ResourceMgr* resources) {
+// (e.g. filters folded with batch norm), variables nothing reads any more (frozen ones, and
+// the second copy Keras 3 exports keep of every variable), and the nodes no signature runs
+// (restore and init ops, the reads behind frozen constants), which the serving session would
+// otherwise keep for its whole life.
+absl::StatusOr<ReleasedState> ReleaseUnreachableState(::tensorflow::GraphDef* graph,
+                                                      const std::vector<SignatureIo>& signatures,
+                                                      ConstantTable* constants,
+                                                      Session* load_session,
+                                                      ResourceMgr* resources) {
   // Constants are where serving stops: their inputs never run.
-  const absl::flat_hash_set<std::string> reachable = SignatureClosure(
-      graph, signatures, [constants](const std::string& name) { return constants->count(name) > 0; });
+  const auto is_constant = [constants](const std::string& name) {
+    return constants->count(name) > 0;
+  };
+  const absl::flat_hash_set<std::string> reachable =
+      SignatureClosure(*graph, signatures, is_constant);
   absl::erase_if(*constants,
                  [&reachable](const auto& entry) { return !reachable.count(entry.first); });
+  ReleasedState released;
   const std::optional<absl::flat_hash_set<std::string>> variables =
-      ReachableVariables(graph, reachable);
+      ReachableVariables(*graph, reachable);
   std::vector<std::string> handles;
-  for (const auto& node : graph.node()) {
+  for (const auto& node : graph->node()) {
     if (variables && node.op() == "VarHandleOp" && !variables->count(VariableResource(node))) {
       handles.push_back(node.name() + ":0");
     }
@@ -140,7 +152,23 @@ absl::StatusOr<int> ReleaseUnreachableState(const ::tensorflow::GraphDef& graph,
       resources->Erase<Var>(handle.container(), handle.name());
     }
   }
-  return static_cast<int>(handles.size());
+  released.variables = static_cast<int>(handles.size());
+
+  // Nodes: the fetches' closure cut only at constants (a fed tensor's producer stays, with what
+  // it reads, so that every kept node's inputs exist); constants lose their inputs.
+  std::vector<SignatureIo> fetches_only;
+  for (const SignatureIo& sig : signatures) fetches_only.push_back(SignatureIo{{}, sig.fetches});
+  const absl::flat_hash_set<std::string> kept = SignatureClosure(*graph, fetches_only, is_constant);
+  auto* nodes = graph->mutable_node();
+  const int before = nodes->size();
+  nodes->erase(std::remove_if(nodes->begin(), nodes->end(),
+                              [&kept](const auto& node) { return !kept.count(node.name()); }),
+               nodes->end());
+  for (auto& node : *nodes) {
+    if (is_constant(node.name())) node.clear_input();
+  }
+  released.nodes = before - nodes->size();
+  return released;
 }
 
 std::map<std::string, DataType> GraphInputDtypes(const MetaGraphDef& meta) {
@@ -153,7 +181,7 @@ std::map<std::string, DataType> GraphInputDtypes(const MetaGraphDef& meta) {
     if (!inputs.count(node.name())) continue;
     const char* attr = node.op() == "Placeholder" || node.op() == "PlaceholderWithDefault" ? "dtype"
                        : node.op() == "Identity"                                           ? "T"
-                                                                                           : nullptr;
+                                                 : nullptr;
     auto it = attr == nullptr ? node.attr().end() : node.attr().find(attr);
     if (it != node.attr().end()) dtypes[node.name()] = it->second.type();
   }
@@ -203,6 +231,15 @@ absl::StatusOr<const MetaGraphDef*> FindMetaGraph(const SavedModel& saved_model,
 
 absl::StatusOr<std::unique_ptr<SavedModelBundle>> SavedModelBundle::Load(
     const std::string& export_dir, const LoadOptions& options) {
+  absl::StatusOr<std::unique_ptr<SavedModelBundle>> bundle = LoadAndOptimize(export_dir, options);
+  // What loading allocated and freed (the load session, checkpoint reads, filters replaced by
+  // folded ones, the graphs before inlining and optimisation) goes back to the system.
+  HostAllocator::Global().ReleaseCached();
+  return bundle;
+}
+
+absl::StatusOr<std::unique_ptr<SavedModelBundle>> SavedModelBundle::LoadAndOptimize(
+    const std::string& export_dir, const LoadOptions& options) {
   TENSORD_ASSIGN_OR_RETURN(SavedModel saved_model, ReadSavedModel(export_dir));
   TENSORD_ASSIGN_OR_RETURN(const MetaGraphDef* meta, FindMetaGraph(saved_model, options.tags));
 
@@ -243,15 +280,15 @@ absl::StatusOr<std::unique_ptr<SavedModelBundle>> SavedModelBundle::Load(
     feeds.emplace_back(saver.filename_tensor_name(), Tensor::Scalar<std::string>(prefix));
     absl::Status s = bundle->session_->Run(feeds, {}, {saver.restore_op_name()}, &unused);
     if (!s.ok()) {
-      return absl::Status(s.code(), absl::StrCat("restoring variables of ", export_dir, ": ",
-                                                 s.message()));
+      return absl::Status(s.code(),
+                          absl::StrCat("restoring variables of ", export_dir, ": ", s.message()));
     }
   }
   if (!init_op.empty()) {
     absl::Status s = bundle->session_->Run(asset_feeds, {}, {init_op}, &unused);
     if (!s.ok()) {
-      return absl::Status(s.code(), absl::StrCat("running init op '", init_op, "' of ",
-                                                 export_dir, ": ", s.message()));
+      return absl::Status(s.code(), absl::StrCat("running init op '", init_op, "' of ", export_dir,
+                                                 ": ", s.message()));
     }
   }
   if (options.optimize) {
@@ -282,21 +319,19 @@ absl::StatusOr<std::unique_ptr<SavedModelBundle>> SavedModelBundle::Load(
       bundle->fused_elementwise_ops_ += FuseElementwise({body, nullptr, {FunctionCallName()}});
     });
     bundle->removed_identities_ = EliminateIdentities(&graph, passes.keep);
+    TENSORD_ASSIGN_OR_RETURN(const ReleasedState released,
+                             ReleaseUnreachableState(&graph, io, optimized.constants.get(),
+                                                     bundle->session_.get(), resources.get()));
+    bundle->released_variables_ = released.variables;
+    bundle->pruned_nodes_ = released.nodes;
     TENSORD_ASSIGN_OR_RETURN(
-        bundle->released_variables_,
-        ReleaseUnreachableState(graph, io, optimized.constants.get(), bundle->session_.get(),
-                                resources.get()));
-    TENSORD_ASSIGN_OR_RETURN(bundle->session_,
-                             NewSession(std::move(graph), options.session, resources,
-                                        std::move(optimized.constants)));
+        bundle->session_,
+        NewSession(std::move(graph), options.session, resources, std::move(optimized.constants)));
   }
   // Serving needs the signatures and their inputs' dtypes; the graph now lives on, optimised,
   // in the session.
   bundle->graph_input_dtypes_ = GraphInputDtypes(mg);
   bundle->meta_graph_.clear_graph_def();
-  // What loading allocated and freed (the load session, checkpoint reads, filters replaced by
-  // folded ones, the graph before inlining) goes back to the system.
-  HostAllocator::Global().ReleaseCached();
   return bundle;
 }
 
@@ -329,19 +364,19 @@ absl::StatusOr<std::map<std::string, Tensor>> SavedModelBundle::RunSignature(
     if (info == sig.inputs().end()) {
       std::vector<std::string> known;
       for (const auto& [k, v] : sig.inputs()) known.push_back(k);
-      return absl::InvalidArgumentError(absl::StrCat(
-          "input '", alias, "' is not an input of signature '", signature_key,
-          "' (inputs: ", known.empty() ? "none" : absl::StrJoin(known, ", "), ")"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("input '", alias, "' is not an input of signature '", signature_key,
+                       "' (inputs: ", known.empty() ? "none" : absl::StrJoin(known, ", "), ")"));
     }
     if (info->second.encoding_case() != ::tensorflow::TensorInfo::kName) {
-      return absl::UnimplementedError(absl::StrCat("input '", alias,
-                                                   "' is a sparse or composite tensor"));
+      return absl::UnimplementedError(
+          absl::StrCat("input '", alias, "' is a sparse or composite tensor"));
     }
     const DataType expected = BaseType(info->second.dtype());
     if (expected != DT_INVALID && tensor.dtype() != expected) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "input '", alias, "' of signature '", signature_key, "' expects ",
-          DataTypeString(expected), " but got ", DataTypeString(tensor.dtype())));
+      return absl::InvalidArgumentError(
+          absl::StrCat("input '", alias, "' of signature '", signature_key, "' expects ",
+                       DataTypeString(expected), " but got ", DataTypeString(tensor.dtype())));
     }
     feeds.emplace_back(info->second.name(), tensor);
   }
@@ -356,13 +391,12 @@ absl::StatusOr<std::map<std::string, Tensor>> SavedModelBundle::RunSignature(
   for (const std::string& alias : aliases) {
     auto info = sig.outputs().find(alias);
     if (info == sig.outputs().end()) {
-      return absl::InvalidArgumentError(absl::StrCat("output '", alias,
-                                                     "' is not an output of signature '",
-                                                     signature_key, "'"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("output '", alias, "' is not an output of signature '", signature_key, "'"));
     }
     if (info->second.encoding_case() != ::tensorflow::TensorInfo::kName) {
-      return absl::UnimplementedError(absl::StrCat("output '", alias,
-                                                   "' is a sparse or composite tensor"));
+      return absl::UnimplementedError(
+          absl::StrCat("output '", alias, "' is a sparse or composite tensor"));
     }
     fetches.push_back(info->second.name());
   }

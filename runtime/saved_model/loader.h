@@ -66,8 +66,7 @@ class SavedModelBundle {
   // error; unknown alias, wrong dtype or missing required input → INVALID_ARGUMENT.
   absl::StatusOr<std::map<std::string, Tensor>> RunSignature(
       const std::string& signature_key, const std::map<std::string, Tensor>& inputs,
-      const std::vector<std::string>& output_filter = {},
-      const RunOptions& run_options = {}) const;
+      const std::vector<std::string>& output_filter = {}, const RunOptions& run_options = {}) const;
 
   Session* session() const { return session_.get(); }
 
@@ -89,12 +88,18 @@ class SavedModelBundle {
   int skipped_restores() const { return skipped_restores_; }
   // Variables dropped after loading because serving no longer reads them (frozen or unused).
   int released_variables() const { return released_variables_; }
+  // Graph nodes dropped after loading because no signature runs them.
+  int pruned_nodes() const { return pruned_nodes_; }
   // Whether some signature writes variables, so runs depend on each other (unknown, and so
   // true, when LoadOptions::optimize was off). Batching must not merge such runs.
   bool has_mutable_state() const { return has_mutable_state_; }
 
  private:
   SavedModelBundle() = default;
+  // Load without returning freed memory to the system: Load does that once everything this
+  // allocated for loading alone (graphs, the load session's plans) is gone.
+  static absl::StatusOr<std::unique_ptr<SavedModelBundle>> LoadAndOptimize(
+      const std::string& export_dir, const LoadOptions& options);
 
   std::string export_dir_;
   ::tensorflow::MetaGraphDef meta_graph_;
@@ -110,6 +115,7 @@ class SavedModelBundle {
   int removed_identities_ = 0;
   int skipped_restores_ = 0;
   int released_variables_ = 0;
+  int pruned_nodes_ = 0;
   bool has_mutable_state_ = true;
 };
 
