@@ -135,7 +135,6 @@ absl::StatusOr<ReleasedState> ReleaseUnreachableState(::tensorflow::GraphDef* gr
       SignatureClosure(*graph, signatures, is_constant);
   absl::erase_if(*constants,
                  [&reachable](const auto& entry) { return !reachable.count(entry.first); });
-  ReleasedState released;
   const std::optional<absl::flat_hash_set<std::string>> variables =
       ReachableVariables(*graph, reachable);
   std::vector<std::string> handles;
@@ -152,7 +151,6 @@ absl::StatusOr<ReleasedState> ReleaseUnreachableState(::tensorflow::GraphDef* gr
       resources->Erase<Var>(handle.container(), handle.name());
     }
   }
-  released.variables = static_cast<int>(handles.size());
 
   // Nodes: the fetches' closure cut only at constants (a fed tensor's producer stays, with what
   // it reads, so that every kept node's inputs exist); constants lose their inputs.
@@ -167,8 +165,7 @@ absl::StatusOr<ReleasedState> ReleaseUnreachableState(::tensorflow::GraphDef* gr
   for (auto& node : *nodes) {
     if (is_constant(node.name())) node.clear_input();
   }
-  released.nodes = before - nodes->size();
-  return released;
+  return ReleasedState{static_cast<int>(handles.size()), before - nodes->size()};
 }
 
 std::map<std::string, DataType> GraphInputDtypes(const MetaGraphDef& meta) {
