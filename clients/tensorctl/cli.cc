@@ -27,16 +27,18 @@ int Fail(std::ostream& err, const absl::Status& status, const std::string& conte
 }
 
 int Inspect(const Args& args, std::ostream& out, std::ostream& err) {
-  absl::StatusOr<::tensorflow::SavedModel> saved_model = ReadSavedModel(args.dir);
-  if (!saved_model.ok()) return Fail(err, saved_model.status());
+  ::tensorflow::SavedModel saved_model;
+  if (absl::Status read = ReadSavedModel(args.dir, &saved_model); !read.ok()) {
+    return Fail(err, read);
+  }
   std::vector<const ::tensorflow::MetaGraphDef*> meta_graphs;
   if (args.tag_set) {
     absl::StatusOr<const ::tensorflow::MetaGraphDef*> meta =
-        FindMetaGraph(*saved_model, *args.tag_set);
+        FindMetaGraph(saved_model, *args.tag_set);
     if (!meta.ok()) return Fail(err, meta.status());
     meta_graphs.push_back(*meta);
   } else {
-    for (const auto& meta : saved_model->meta_graphs()) meta_graphs.push_back(&meta);
+    for (const auto& meta : saved_model.meta_graphs()) meta_graphs.push_back(&meta);
   }
   if (args.json) {
     out << json::Write(InspectJson(meta_graphs), 2) << "\n";

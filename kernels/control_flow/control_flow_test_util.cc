@@ -36,7 +36,8 @@ absl::StatusOr<std::vector<Tensor>> RunGraphText(
     return absl::InvalidArgumentError("test graph or op list does not parse");
   }
   OpRegistry registry(ops, graph.library());
-  TENSORD_ASSIGN_OR_RETURN(::tensorflow::GraphDef flat, InlineFunctions(graph, registry));
+  ::tensorflow::GraphDef flat;
+  TENSORD_RETURN_IF_ERROR(InlineFunctions(graph, registry, &flat));
   TENSORD_ASSIGN_OR_RETURN(std::unique_ptr<Session> session,
                            NewSession(std::move(flat), SessionOptions()));
   std::vector<Tensor> outputs;

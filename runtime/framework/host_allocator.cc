@@ -4,8 +4,9 @@
 
 #include <cstdlib>
 
-// gperftools' C hook, present when the binary links tcmalloc.
+// gperftools' C hooks, present when the binary links tcmalloc.
 extern "C" void MallocExtension_ReleaseFreeMemory(void) __attribute__((weak));
+extern "C" void MallocExtension_MarkThreadTemporarilyIdle(void) __attribute__((weak));
 
 namespace tensord {
 
@@ -64,8 +65,10 @@ void HostAllocator::ReleaseCached() {
     cached_ = 0;
   }
   // tcmalloc (linked into the binaries) keeps freed pages until told; glibc's malloc_trim does
-  // the same for glibc's heap. The tcmalloc hook is weak, so libraries and tests link without it.
+  // the same for glibc's heap. The tcmalloc hooks are weak, so libraries and tests link without
+  // them. Objects this thread freed sit in its cache and pin their pages until flushed.
   if (MallocExtension_ReleaseFreeMemory != nullptr) {
+    MallocExtension_MarkThreadTemporarilyIdle();
     MallocExtension_ReleaseFreeMemory();
   } else {
     malloc_trim(0);

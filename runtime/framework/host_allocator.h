@@ -37,8 +37,9 @@ class HostAllocator {
 
   size_t cached_bytes() const;
 
-  // Frees every cached block and asks the process allocator to return free memory to the
-  // system (after a model load released its load-time tensors).
+  // Frees every cached block, flushes the calling thread's allocator cache and asks the process
+  // allocator to return free memory to the system (after a model load released its load-time
+  // tensors).
   void ReleaseCached();
 
  private:

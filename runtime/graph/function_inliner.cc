@@ -1,11 +1,13 @@
 #include "runtime/graph/function_inliner.h"
 
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -35,18 +37,28 @@ class Inliner {
  public:
   Inliner(const OpRegistry& ops, GraphDef* out) : ops_(ops), out_(out) {}
 
-  absl::Status Emit(NodeDef node, int depth) {
-    ops_.AddDefaultAttrs(&node);
-    if (IsFunctionalControlFlow(node)) {
-      TENSORD_RETURN_IF_ERROR(AttachFlatFunctions(&node, depth));
-      *out_->add_node() = std::move(node);
+  // Emits `*node` (moved from), or the body of the function it calls.
+  absl::Status Emit(NodeDef* node, int depth) {
+    ops_.AddDefaultAttrs(node);
+    if (IsFunctionalControlFlow(*node)) {
+      TENSORD_RETURN_IF_ERROR(AttachFlatFunctions(node, depth));
+      *out_->add_node() = std::move(*node);
       return absl::OkStatus();
     }
-    if (!IsFunctionCall(node, ops_)) {
-      *out_->add_node() = std::move(node);
+    if (!IsFunctionCall(*node, ops_)) {
+      *out_->add_node() = std::move(*node);
       return absl::OkStatus();
     }
-    return Inline(node, depth);
+    return Inline(*node, depth);
+  }
+
+  // A node to fill and pass to Emit. It lives where the output does, so that emitting it moves
+  // it: a move between arenas (or between an arena and the heap) would be a copy.
+  NodeDef* NewNode() {
+    if (google::protobuf::Arena* arena = out_->GetArena()) {
+      return google::protobuf::Arena::CreateMessage<NodeDef>(arena);
+    }
+    return heap_nodes_.emplace_back(std::make_unique<NodeDef>()).get();
   }
 
  private:
@@ -115,9 +127,9 @@ class Inliner {
       placeholder.set_op("Placeholder");
       (*placeholder.mutable_attr())["dtype"].set_type(arg.type());
       call.add_input(placeholder.name());
-      TENSORD_RETURN_IF_ERROR(inliner.Emit(std::move(placeholder), depth + 1));
+      TENSORD_RETURN_IF_ERROR(inliner.Emit(&placeholder, depth + 1));
     }
-    TENSORD_RETURN_IF_ERROR(inliner.Emit(std::move(call), depth + 1));
+    TENSORD_RETURN_IF_ERROR(inliner.Emit(&call, depth + 1));
     // Loop bodies run once per step: drop the pass-through nodes function calls leave behind.
     EliminateIdentities(&graph, {FunctionCallName()});
     return graph.SerializeAsString();
@@ -163,11 +175,11 @@ class Inliner {
     }
 
     // Original name -> node with defaults (views of the function's names).
-    absl::flat_hash_map<absl::string_view, NodeDef> body;
+    absl::flat_hash_map<absl::string_view, NodeDef*> body;
     for (const NodeDef& n : fn->node_def()) {
-      NodeDef& copy = body[n.name()];
-      copy = n;
-      ops_.AddDefaultAttrs(&copy);
+      NodeDef* copy = body[n.name()] = NewNode();
+      *copy = n;
+      ops_.AddDefaultAttrs(copy);
     }
 
     auto resolve = [&](const std::string& ref) -> absl::StatusOr<std::string> {
@@ -187,7 +199,7 @@ class Inliner {
           return absl::InvalidArgumentError(
               absl::StrCat("function '", fname, "' refers to unknown node '", parts[0], "'"));
         }
-        TENSORD_ASSIGN_OR_RETURN(int flat, ops_.OutputIndex(it->second, parts[1], index));
+        TENSORD_ASSIGN_OR_RETURN(int flat, ops_.OutputIndex(*it->second, parts[1], index));
         return absl::StrCat(prefix, parts[0], ":", flat);
       }
       if (parts.size() == 2 && absl::SimpleAtoi(parts[1], &index) && args.count(parts[0])) {
@@ -231,12 +243,12 @@ class Inliner {
     if (!gate.empty() && result.input_size() == 0) result.add_input(gate);
     for (int i = 0; i < fn->node_def_size(); ++i) {
       const NodeDef& n = fn->node_def(i);
-      NodeDef node = std::move(body[n.name()]);
-      node.set_name(prefix + n.name());
-      node.clear_input();
-      for (std::string& in : inputs[i]) node.add_input(std::move(in));
-      if (node.device().empty()) node.set_device(call.device());
-      TENSORD_RETURN_IF_ERROR(Emit(std::move(node), depth + 1));
+      NodeDef* node = body[n.name()];
+      node->set_name(prefix + n.name());
+      node->clear_input();
+      for (std::string& in : inputs[i]) node->add_input(std::move(in));
+      if (node->device().empty()) node->set_device(call.device());
+      TENSORD_RETURN_IF_ERROR(Emit(node, depth + 1));
     }
     *out_->add_node() = std::move(result);
     return absl::OkStatus();
@@ -244,6 +256,7 @@ class Inliner {
 
   const OpRegistry& ops_;
   GraphDef* out_;
+  std::vector<std::unique_ptr<NodeDef>> heap_nodes_;  // NewNode's, when out_ is on the heap
 };
 
 }  // namespace
@@ -294,14 +307,16 @@ bool IsFunctionCall(const NodeDef& node, const OpRegistry& ops) {
   return ops.FindFunction(node.op()) != nullptr;
 }
 
-absl::StatusOr<GraphDef> InlineFunctions(const GraphDef& graph, const OpRegistry& ops) {
-  GraphDef out;
-  *out.mutable_versions() = graph.versions();
-  Inliner inliner(ops, &out);
+absl::Status InlineFunctions(const GraphDef& graph, const OpRegistry& ops, GraphDef* flat) {
+  flat->Clear();
+  *flat->mutable_versions() = graph.versions();
+  Inliner inliner(ops, flat);
   for (const NodeDef& node : graph.node()) {
-    TENSORD_RETURN_IF_ERROR(inliner.Emit(node, 0));
+    NodeDef* copy = inliner.NewNode();
+    *copy = node;
+    TENSORD_RETURN_IF_ERROR(inliner.Emit(copy, 0));
   }
-  return out;
+  return absl::OkStatus();
 }
 
 }  // namespace tensord

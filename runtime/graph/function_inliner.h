@@ -25,14 +25,15 @@
 #include <functional>
 #include <string>
 
-#include "absl/status/statusor.h"
+#include "absl/status/status.h"
 #include "protos/tensorflow/graph.pb.h"
 #include "runtime/graph/op_registry.h"
 
 namespace tensord {
 
-absl::StatusOr<::tensorflow::GraphDef> InlineFunctions(const ::tensorflow::GraphDef& graph,
-                                                       const OpRegistry& ops);
+// Writes the flat graph to `*flat` (cleared first; it may live on an arena).
+absl::Status InlineFunctions(const ::tensorflow::GraphDef& graph, const OpRegistry& ops,
+                             ::tensorflow::GraphDef* flat);
 
 // True for nodes that call a library function.
 bool IsFunctionCall(const ::tensorflow::NodeDef& node, const OpRegistry& ops);

@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "google/protobuf/arena.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 
@@ -76,17 +77,21 @@ std::map<std::string, NodeDef> ByName(const GraphDef& g) {
   return out;
 }
 
+// Calls "outer" (which calls "inner") with a control input, and uses its result.
+constexpr char kCaller[] = R"pb(
+  node { name: "input" op: "Placeholder" }
+  node { name: "gate" op: "NoOp" }
+  node { name: "top" op: "outer" input: "input" input: "^gate" }
+  node { name: "use" op: "Mul" input: "top:0" input: "top" attr { key: "T" value { type: DT_FLOAT } } }
+)pb";
+
 TEST(FunctionInlinerTest, InlinesNestedCallsAndResolvesOutputArgs) {
   OpRegistry ops(Parse<OpList>(kOps), Parse<FunctionDefLibrary>(kLibrary));
-  GraphDef graph = Parse<GraphDef>(R"pb(
-    node { name: "input" op: "Placeholder" }
-    node { name: "gate" op: "NoOp" }
-    node { name: "top" op: "outer" input: "input" input: "^gate" }
-    node { name: "use" op: "Mul" input: "top:0" input: "top" attr { key: "T" value { type: DT_FLOAT } } }
-  )pb");
-  auto flat = InlineFunctions(graph, ops);
-  ASSERT_TRUE(flat.ok()) << flat.status();
-  auto nodes = ByName(*flat);
+  GraphDef graph = Parse<GraphDef>(kCaller);
+  GraphDef flat;
+  absl::Status inlined = InlineFunctions(graph, ops, &flat);
+  ASSERT_TRUE(inlined.ok()) << inlined;
+  auto nodes = ByName(flat);
 
   // The call node becomes an IdentityN forwarding the function result and waiting on
   // control outputs.
@@ -116,14 +121,31 @@ TEST(FunctionInlinerTest, InlinesNestedCallsAndResolvesOutputArgs) {
   EXPECT_EQ(nodes["use"].input(0), "top:0");
 }
 
+// The loader inlines into a graph on an arena; nodes are then built on that arena.
+TEST(FunctionInlinerTest, InlinesIntoAGraphOnAnArenaAsOnTheHeap) {
+  OpRegistry ops(Parse<OpList>(kOps), Parse<FunctionDefLibrary>(kLibrary));
+  const GraphDef graph = Parse<GraphDef>(kCaller);
+  GraphDef on_heap;
+  ASSERT_TRUE(InlineFunctions(graph, ops, &on_heap).ok());
+  google::protobuf::Arena arena;
+  auto* on_arena = google::protobuf::Arena::CreateMessage<GraphDef>(&arena);
+  on_arena->add_node()->set_name("left over");  // cleared first
+  absl::Status inlined = InlineFunctions(graph, ops, on_arena);
+  ASSERT_TRUE(inlined.ok()) << inlined;
+  EXPECT_EQ(on_arena->node_size(), on_heap.node_size());
+  EXPECT_EQ(on_arena->DebugString(), on_heap.DebugString());
+  for (const NodeDef& node : on_arena->node()) EXPECT_EQ(node.GetArena(), &arena) << node.name();
+}
+
 TEST(FunctionInlinerTest, MissingFunctionAndBadReferencesAreErrors) {
   OpRegistry ops(Parse<OpList>(kOps), Parse<FunctionDefLibrary>(kLibrary));
   GraphDef graph = Parse<GraphDef>(R"pb(
     node { name: "c" op: "StatefulPartitionedCall" attr { key: "f" value { func { name: "gone" } } } }
   )pb");
-  auto flat = InlineFunctions(graph, ops);
-  ASSERT_FALSE(flat.ok());
-  EXPECT_NE(flat.status().message().find("'gone'"), std::string::npos) << flat.status();
+  GraphDef flat;
+  absl::Status inlined = InlineFunctions(graph, ops, &flat);
+  ASSERT_FALSE(inlined.ok());
+  EXPECT_NE(inlined.message().find("'gone'"), std::string::npos) << inlined;
 
   FunctionDefLibrary lib = Parse<FunctionDefLibrary>(R"pb(
     function {
@@ -134,15 +156,15 @@ TEST(FunctionInlinerTest, MissingFunctionAndBadReferencesAreErrors) {
   )pb");
   OpRegistry broken_ops(Parse<OpList>(kOps), lib);
   graph = Parse<GraphDef>(R"pb(node { name: "c" op: "broken" })pb");
-  flat = InlineFunctions(graph, broken_ops);
-  ASSERT_FALSE(flat.ok());
-  EXPECT_NE(flat.status().message().find("nonexistent"), std::string::npos) << flat.status();
+  inlined = InlineFunctions(graph, broken_ops, &flat);
+  ASSERT_FALSE(inlined.ok());
+  EXPECT_NE(inlined.message().find("nonexistent"), std::string::npos) << inlined;
 
   graph = Parse<GraphDef>(R"pb(node { name: "c" op: "outer" })pb");  // missing input
   OpRegistry good(Parse<OpList>(kOps), Parse<FunctionDefLibrary>(kLibrary));
-  flat = InlineFunctions(graph, good);
-  ASSERT_FALSE(flat.ok());
-  EXPECT_NE(flat.status().message().find("takes 1"), std::string::npos) << flat.status();
+  inlined = InlineFunctions(graph, good, &flat);
+  ASSERT_FALSE(inlined.ok());
+  EXPECT_NE(inlined.message().find("takes 1"), std::string::npos) << inlined;
 }
 
 TEST(FunctionInlinerTest, ControlFlowKeepsItsNodeAndCarriesFlattenedFunctions) {
@@ -157,18 +179,20 @@ TEST(FunctionInlinerTest, ControlFlowKeepsItsNodeAndCarriesFlattenedFunctions) {
   )pb");
   // A missing function does not fail inlining (the node may never run); the reason, naming
   // the node, waits on the node for its kernel.
-  auto missing = InlineFunctions(graph, ops);
-  ASSERT_TRUE(missing.ok()) << missing.status();
-  auto missing_nodes = ByName(*missing);
+  GraphDef missing;
+  absl::Status inlined = InlineFunctions(graph, ops, &missing);
+  ASSERT_TRUE(inlined.ok()) << inlined;
+  auto missing_nodes = ByName(missing);
   const auto& loop_attrs = missing_nodes["loop"].attr();
   ASSERT_TRUE(loop_attrs.count(FlatFunctionErrorAttr("body")));
   EXPECT_NE(loop_attrs.at(FlatFunctionErrorAttr("body")).s().find("'loop'"), std::string::npos);
   EXPECT_TRUE(loop_attrs.count(FlatFunctionAttr("cond")));
 
   graph.mutable_node(2)->mutable_attr()->at("body").mutable_func()->set_name("outer");
-  auto flat = InlineFunctions(graph, ops);
-  ASSERT_TRUE(flat.ok()) << flat.status();
-  auto nodes = ByName(*flat);
+  GraphDef flat;
+  inlined = InlineFunctions(graph, ops, &flat);
+  ASSERT_TRUE(inlined.ok()) << inlined;
+  auto nodes = ByName(flat);
   ASSERT_EQ(nodes["loop"].op(), "While");
   EXPECT_EQ(nodes["loop"].input(0), "input");
 

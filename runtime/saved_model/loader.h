@@ -29,8 +29,9 @@ namespace tensord {
 inline constexpr char kDefaultServingSignature[] = "serving_default";
 inline constexpr char kInitOpSignature[] = "__saved_model_init_op";
 
-// Reads and parses saved_model.pb / saved_model.pbtxt without loading anything else.
-absl::StatusOr<::tensorflow::SavedModel> ReadSavedModel(const std::string& export_dir);
+// Reads and parses saved_model.pb / saved_model.pbtxt into `*model` (which may live on an
+// arena) without loading anything else.
+absl::Status ReadSavedModel(const std::string& export_dir, ::tensorflow::SavedModel* model);
 
 // The MetaGraphDef whose tag set equals `tags`, or NOT_FOUND listing the available tag sets.
 absl::StatusOr<const ::tensorflow::MetaGraphDef*> FindMetaGraph(

@@ -275,7 +275,8 @@ TEST(LoaderErrorsTest, TruncatedIndexAndMissingShard) {
 
 TEST(LoaderErrorsTest, UnsupportedOpNamesOpAndNode) {
   const std::string dir = CopyModel(kLinearModel, "unknown_op");
-  ::tensorflow::SavedModel model = *ReadSavedModel(dir);
+  ::tensorflow::SavedModel model;
+  ASSERT_TRUE(ReadSavedModel(dir, &model).ok());
   auto* graph = model.mutable_meta_graphs(0)->mutable_graph_def();
   // Re-route the signature output through an op no runtime knows.
   auto& sig = (*model.mutable_meta_graphs(0)->mutable_signature_def())["serving_default"];
