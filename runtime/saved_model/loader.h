@@ -89,6 +89,9 @@ class SavedModelBundle {
   int skipped_restores() const { return skipped_restores_; }
   // Variables dropped after loading because serving no longer reads them (frozen or unused).
   int released_variables() const { return released_variables_; }
+  // Top-level nodes dropped before function inlining because neither the loader nor a
+  // signature runs them (the save function's call, for one).
+  int skipped_top_level_nodes() const { return skipped_top_level_nodes_; }
   // Graph nodes dropped after loading because no signature runs them.
   int pruned_nodes() const { return pruned_nodes_; }
   // Whether some signature writes variables, so runs depend on each other (unknown, and so
@@ -116,6 +119,7 @@ class SavedModelBundle {
   int removed_identities_ = 0;
   int skipped_restores_ = 0;
   int released_variables_ = 0;
+  int skipped_top_level_nodes_ = 0;
   int pruned_nodes_ = 0;
   bool has_mutable_state_ = true;
 };
