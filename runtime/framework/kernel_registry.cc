@@ -21,15 +21,18 @@ KernelRegistry& KernelRegistry::Global() {
 }
 
 void KernelRegistry::Register(KernelDef def, KernelFactory factory) {
-  registrations_.push_back({std::move(def), std::move(factory)});
+  std::deque<KernelRegistration>& same_op = by_op_[def.op()];
+  same_op.push_back({std::move(def), std::move(factory)});
 }
 
 absl::StatusOr<const KernelRegistration*> KernelRegistry::Find(
     const ::tensorflow::NodeDef& node, DeviceType device) const {
-  bool op_known = false;
-  for (const auto& reg : registrations_) {
-    if (reg.def.op() != node.op()) continue;
-    op_known = true;
+  auto same_op = by_op_.find(node.op());
+  if (same_op == by_op_.end()) {
+    return absl::UnimplementedError(
+        absl::StrCat("Op type not supported: '", node.op(), "' (node '", node.name(), "')"));
+  }
+  for (const auto& reg : same_op->second) {
     if (reg.def.device() != device) continue;
     bool match = true;
     for (const auto& [attr, dtype] : reg.def.type_constraints()) {
@@ -40,10 +43,6 @@ absl::StatusOr<const KernelRegistration*> KernelRegistry::Find(
       }
     }
     if (match) return &reg;
-  }
-  if (!op_known) {
-    return absl::UnimplementedError(absl::StrCat("Op type not supported: '", node.op(),
-                                                 "' (node '", node.name(), "')"));
   }
   std::vector<std::string> types;
   for (const auto& [name, value] : node.attr()) {
@@ -67,14 +66,13 @@ absl::StatusOr<std::unique_ptr<OpKernel>> KernelRegistry::CreateKernel(
   return kernel;
 }
 
-bool KernelRegistry::HasOp(const std::string& op) const {
-  return std::any_of(registrations_.begin(), registrations_.end(),
-                     [&](const KernelRegistration& r) { return r.def.op() == op; });
-}
+bool KernelRegistry::HasOp(const std::string& op) const { return by_op_.count(op) > 0; }
 
 std::vector<std::string> KernelRegistry::List() const {
   std::vector<std::string> out;
-  for (const auto& reg : registrations_) out.push_back(reg.def.DebugString());
+  for (const auto& [op, registrations] : by_op_) {
+    for (const auto& reg : registrations) out.push_back(reg.def.DebugString());
+  }
   std::sort(out.begin(), out.end());
   return out;
 }

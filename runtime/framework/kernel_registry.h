@@ -11,6 +11,7 @@
 #ifndef TENSORD_RUNTIME_FRAMEWORK_KERNEL_REGISTRY_H_
 #define TENSORD_RUNTIME_FRAMEWORK_KERNEL_REGISTRY_H_
 
+#include <deque>
 #include <functional>
 #include <memory>
 #include <set>
@@ -18,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/node_hash_map.h"
 #include "absl/status/statusor.h"
 #include "runtime/framework/op_kernel.h"
 
@@ -90,7 +92,9 @@ class KernelRegistry {
   std::vector<std::string> List() const;
 
  private:
-  std::vector<KernelRegistration> registrations_;
+  // By op, as a plan looks up every node's kernel. Neither a node map nor a deque moves what it
+  // holds, so the pointers Find returns stay valid while registrations are added.
+  absl::node_hash_map<std::string, std::deque<KernelRegistration>> by_op_;
 };
 
 namespace internal {
