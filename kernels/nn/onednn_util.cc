@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "runtime/framework/host_allocator.h"
 #include "runtime/framework/parallel_for.h"
 
 namespace tensord {
@@ -85,6 +86,7 @@ std::shared_ptr<dnnl::memory> WeightsCache::Get(const dnnl::memory::desc& user,
   }
   dnnl::memory from(user, Engine(), const_cast<float*>(filter.data<float>()) + offset);
   auto reordered = std::make_shared<dnnl::memory>(wanted, Engine());
+  PrefaultForWrite(reordered->get_data_handle(), wanted.get_size());
   dnnl::reorder(from, *reordered).execute(ThreadStream(), from, *reordered);
   ThreadStream().wait();
   if (slot == nullptr) slot = &entries_.emplace_back(Entry{wanted, offset, Tensor(), nullptr});

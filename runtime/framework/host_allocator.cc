@@ -1,7 +1,10 @@
 #include "runtime/framework/host_allocator.h"
 
 #include <malloc.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
+#include <cstdint>
 #include <cstdlib>
 
 // gperftools' C hooks, present when the binary links tcmalloc.
@@ -13,6 +16,15 @@ namespace tensord {
 namespace {
 constexpr size_t kAlignment = 64;
 }  // namespace
+
+bool PrefaultForWrite(void* data, size_t bytes) {
+  static const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  // Only whole pages inside the range: the ones at its ends may hold someone else's data.
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + page - 1) & ~(page - 1);
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + bytes) & ~(page - 1);
+  if (end <= begin) return true;
+  return madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE) == 0;
+}
 
 HostAllocator& HostAllocator::Global() {
   static HostAllocator* allocator = new HostAllocator(Options());
@@ -39,7 +51,9 @@ void* HostAllocator::Allocate(size_t bytes, size_t* capacity) {
       return ptr;
     }
   }
-  return std::aligned_alloc(kAlignment, *capacity);
+  void* block = std::aligned_alloc(kAlignment, *capacity);
+  if (block != nullptr && bytes >= options_.min_prefaulted_bytes) PrefaultForWrite(block, bytes);
+  return block;
 }
 
 void HostAllocator::Deallocate(void* ptr, size_t capacity) {

@@ -18,6 +18,13 @@
 
 namespace tensord {
 
+// Maps the pages of [data, data + bytes) for writing in one system call instead of one page
+// fault per 4 KB page at first touch: loading a model writes its weights into fresh memory two
+// or three times (read, folded, packed), and on a VM the faults cost more than the copies.
+// Returns false where the kernel cannot (MADV_POPULATE_WRITE needs Linux 5.14); first touch
+// then maps the pages as usual.
+bool PrefaultForWrite(void* data, size_t bytes);
+
 class HostAllocator {
  public:
   struct Options {
@@ -25,13 +32,17 @@ class HostAllocator {
     size_t min_cached_bytes = 16 * 1024;
     // Upper bound on bytes held in free lists.
     size_t max_cached_bytes = size_t{1} << 30;
+    // Fresh blocks from this size on are prefaulted (see PrefaultForWrite): such tensors (read
+    // weights, folded filters, first activations) are written whole right away.
+    size_t min_prefaulted_bytes = 256 * 1024;
   };
 
   static HostAllocator& Global();
   explicit HostAllocator(Options options) : options_(options) {}
 
   // Returns a block of at least `bytes` (never null for bytes == 0) and its real capacity,
-  // which must be passed back to Deallocate. Returns null when memory is exhausted.
+  // which must be passed back to Deallocate. Returns null when memory is exhausted. The first
+  // `bytes` of a fresh block of min_prefaulted_bytes or more are already mapped.
   void* Allocate(size_t bytes, size_t* capacity);
   void Deallocate(void* ptr, size_t capacity);
 

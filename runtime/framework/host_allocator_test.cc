@@ -1,7 +1,11 @@
 #include "runtime/framework/host_allocator.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 #include "gtest/gtest.h"
 
@@ -46,6 +50,53 @@ TEST(HostAllocatorTest, CacheIsBounded) {
   }
   for (auto& [p, c] : blocks) allocator.Deallocate(p, c);
   EXPECT_EQ(allocator.cached_bytes(), size_t{3} << 20);
+}
+
+// Pages of [data, data + bytes) the process has mapped.
+size_t ResidentPages(void* data, size_t bytes) {
+  std::vector<unsigned char> resident(bytes / getpagesize());
+  EXPECT_EQ(mincore(data, bytes, resident.data()), 0);
+  size_t count = 0;
+  for (unsigned char r : resident) count += r & 1;
+  return count;
+}
+
+// Whether this kernel prefaults at all (Linux 5.14 and later).
+bool KernelPrefaults() {
+  const size_t page = getpagesize();
+  void* probe = mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  const bool prefaults = madvise(probe, page, MADV_POPULATE_WRITE) == 0;
+  munmap(probe, page);
+  return prefaults;
+}
+
+TEST(HostAllocatorTest, PrefaultMapsTheWholePagesOfTheRange) {
+  const size_t page = getpagesize();
+  const size_t pages = 64;
+  void* region =
+      mmap(nullptr, pages * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(region, MAP_FAILED);
+  ASSERT_EQ(ResidentPages(region, pages * page), 0u);
+  // From the middle of page 1 to the middle of page 40: pages 2..39 are wholly inside.
+  auto* bytes = static_cast<char*>(region);
+  EXPECT_EQ(PrefaultForWrite(bytes + page + page / 2, 39 * page), KernelPrefaults());
+  const size_t inside = KernelPrefaults() ? 38 : 0;
+  EXPECT_EQ(ResidentPages(region, pages * page), inside);
+  EXPECT_EQ(ResidentPages(bytes + 2 * page, 38 * page), inside);
+  munmap(region, pages * page);
+}
+
+TEST(HostAllocatorTest, FreshLargeBlocksArePrefaulted) {
+  HostAllocator allocator(HostAllocator::Options{});
+  const size_t bytes = 8 << 20;
+  size_t capacity = 0;
+  auto* block = static_cast<char*>(allocator.Allocate(bytes, &capacity));
+  ASSERT_NE(block, nullptr);
+  const size_t page = getpagesize();
+  char* first_page = block + (page - reinterpret_cast<uintptr_t>(block) % page) % page;
+  const size_t whole_pages = (block + bytes - first_page) / page;
+  EXPECT_EQ(ResidentPages(first_page, whole_pages * page), KernelPrefaults() ? whole_pages : 0);
+  allocator.Deallocate(block, capacity);
 }
 
 }  // namespace
