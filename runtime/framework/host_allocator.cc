@@ -51,14 +51,21 @@ void* HostAllocator::Allocate(size_t bytes, size_t* capacity) {
       return ptr;
     }
   }
-  void* block = std::aligned_alloc(kAlignment, *capacity);
-  if (block != nullptr && bytes >= options_.min_prefaulted_bytes) PrefaultForWrite(block, bytes);
-  return block;
+  if (*capacity < options_.min_cached_bytes) return std::aligned_alloc(kAlignment, *capacity);
+  void* block =
+      mmap(nullptr, *capacity, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (block == MAP_FAILED) return nullptr;
+  if (bytes >= options_.min_prefaulted_bytes) PrefaultForWrite(block, bytes);
+  return block;  // page-aligned
 }
 
 void HostAllocator::Deallocate(void* ptr, size_t capacity) {
   if (ptr == nullptr) return;
-  if (capacity >= options_.min_cached_bytes) {
+  if (capacity < options_.min_cached_bytes) {
+    std::free(ptr);
+    return;
+  }
+  {
     absl::MutexLock lock(&mu_);
     if (cached_ + capacity <= options_.max_cached_bytes) {
       free_[capacity].push_back(ptr);
@@ -66,17 +73,18 @@ void HostAllocator::Deallocate(void* ptr, size_t capacity) {
       return;
     }
   }
-  std::free(ptr);
+  munmap(ptr, capacity);
 }
 
 void HostAllocator::ReleaseCached() {
+  std::map<size_t, std::vector<void*>> released;
   {
     absl::MutexLock lock(&mu_);
-    for (auto& [size, blocks] : free_) {
-      for (void* block : blocks) std::free(block);
-    }
-    free_.clear();
+    released.swap(free_);
     cached_ = 0;
+  }
+  for (auto& [size, blocks] : released) {
+    for (void* block : blocks) munmap(block, size);
   }
   // tcmalloc (linked into the binaries) keeps freed pages until told; glibc's malloc_trim does
   // the same for glibc's heap. The tcmalloc hooks are weak, so libraries and tests link without

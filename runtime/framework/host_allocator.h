@@ -3,8 +3,10 @@
 // Inference allocates the same activation sizes on every request; returning freed blocks to a
 // per-size free list makes later runs reuse them instead of mapping and faulting fresh pages.
 // Sizes are rounded up to quarter-power-of-two classes (at most 25% slack). Small blocks go
-// straight to malloc, which is already fast for them. The cache is bounded; beyond the bound
-// blocks are freed.
+// straight to malloc, which is already fast for them. Large ones are mapped from the kernel
+// (mmap) and unmapped when freed beyond the cache's bound or released: a malloc would keep
+// freed ones in its own caches, where they stay resident (a model load frees a model's worth
+// of them). Untouched slack pages stay unmapped.
 //
 // Thread-safe.
 #ifndef TENSORD_RUNTIME_FRAMEWORK_HOST_ALLOCATOR_H_
@@ -28,7 +30,7 @@ bool PrefaultForWrite(void* data, size_t bytes);
 class HostAllocator {
  public:
   struct Options {
-    // Blocks below this size are not cached.
+    // Blocks below this size come from malloc and are not cached; larger ones are mapped.
     size_t min_cached_bytes = 16 * 1024;
     // Upper bound on bytes held in free lists.
     size_t max_cached_bytes = size_t{1} << 30;

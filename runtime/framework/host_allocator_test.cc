@@ -99,5 +99,30 @@ TEST(HostAllocatorTest, FreshLargeBlocksArePrefaulted) {
   allocator.Deallocate(block, capacity);
 }
 
+// Whether any page of [data, data + bytes) is still mapped into the process.
+bool Mapped(void* data, size_t bytes) {
+  std::vector<unsigned char> resident(bytes / getpagesize());
+  return mincore(data, bytes, resident.data()) == 0;  // ENOMEM once unmapped
+}
+
+TEST(HostAllocatorTest, LargeBlocksGoBackToTheSystemWhenFreedOrReleased) {
+  HostAllocator uncached(HostAllocator::Options{16 * 1024, 0});
+  size_t capacity = 0;
+  void* block = uncached.Allocate(1 << 20, &capacity);
+  ASSERT_NE(block, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(block) % getpagesize(), 0u);
+  ASSERT_TRUE(Mapped(block, capacity));
+  uncached.Deallocate(block, capacity);  // over the bound: unmapped at once
+  EXPECT_FALSE(Mapped(block, capacity));
+
+  HostAllocator cached(HostAllocator::Options{});
+  block = cached.Allocate(1 << 20, &capacity);
+  cached.Deallocate(block, capacity);
+  EXPECT_TRUE(Mapped(block, capacity));  // kept for the next allocation of its class
+  cached.ReleaseCached();
+  EXPECT_EQ(cached.cached_bytes(), 0u);
+  EXPECT_FALSE(Mapped(block, capacity));
+}
+
 }  // namespace
 }  // namespace tensord
