@@ -163,11 +163,6 @@ int Main(int argc, char** argv) {
   Flags flags;
   std::string error;
   if (!ParseFlags(argc, argv, &flags, &error)) return Fail(error);
-  auto inputs = ReadInputs(flags.inputs);
-  if (!inputs.ok()) return Fail(std::string(inputs.status().message()));
-  auto batch_inputs = ReadInputs(flags.batch_inputs);
-  if (!batch_inputs.ok()) return Fail(std::string(batch_inputs.status().message()));
-
   json::Value rss = json::Value::Object();
   rss.Set("before_load_mb", json::Value::Number(ProcStatusMb("VmRSS")));
   LoadOptions options;
@@ -178,6 +173,11 @@ int Main(int argc, char** argv) {
   if (!bundle.ok()) return Fail(std::string(bundle.status().message()));
   const double load_ms = Ms(Clock::now() - load_start);
   rss.Set("loaded_mb", json::Value::Number(ProcStatusMb("VmRSS")));
+  // Read only now: a server holds no request data after a load.
+  auto inputs = ReadInputs(flags.inputs);
+  if (!inputs.ok()) return Fail(std::string(inputs.status().message()));
+  auto batch_inputs = ReadInputs(flags.batch_inputs);
+  if (!batch_inputs.ok()) return Fail(std::string(batch_inputs.status().message()));
 
   std::vector<double> first;
   absl::Status status = RunTimes(**bundle, flags.signature, *inputs, 1, &first);

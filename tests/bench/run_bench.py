@@ -32,7 +32,8 @@ Measured, per model and runtime:
               creation for ONNX Runtime (the tf2onnx conversion before it is not counted; its
               time is in the JSON output), read_model + compile_model for OpenVINO.
   memory      VmRSS of the worker process (MB, /proc/self/status) before the load call, after
-              it, when ready (after the first run), after all runs, and the peak (VmHWM). Python
+              it (the inputs are read only then: a server holds no request data after a load),
+              when ready (after the first run), after all runs, and the peak (VmHWM). Python
               runtimes' RSS includes the interpreter and the runtime's library, imported before
               "before load"; "+Δ" (minus before load) is the model's incremental cost.
               The ×weights ratios divide the process RSS by the weight bytes: the
@@ -174,7 +175,7 @@ def error_text(exc):
     return f"{type(exc).__name__}: {lines[0] if lines else ''}"[:300]
 
 
-def measure(backend, export_dir, signature, inputs, batch_inputs, args):
+def measure(backend, export_dir, signature, input_spec, batch_spec, args):
     """Loads the model with `backend` and times it; returns the worker JSON schema."""
     backend.prepare(export_dir, signature)  # e.g. tf2onnx conversion, outside the load time
     before = rss_mb()
@@ -182,6 +183,8 @@ def measure(backend, export_dir, signature, inputs, batch_inputs, args):
     backend.load(export_dir, signature)
     load_ms = (time.perf_counter() - start) * 1000
     loaded = rss_mb()
+    # Read only now, as tensord_bench does: a server holds no request data after a load.
+    inputs, batch_inputs = read_inputs(input_spec), read_inputs(batch_spec)
     run = backend.runner(inputs)  # converting inputs to the runtime's tensors is not timed
     first_run_ms = time_runs(run, 1)[0]
     result = {"runtime": backend.name, "version": backend.version(), "load_ms": load_ms,
@@ -419,8 +422,8 @@ def worker_main(argv):
     backend = None
     try:
         backend = BACKENDS[args.worker](args.threads, args.workdir)
-        result = measure(backend, args.export_dir, args.signature, read_inputs(args.inputs),
-                         read_inputs(args.batch_inputs), args)
+        result = measure(backend, args.export_dir, args.signature, args.inputs,
+                         args.batch_inputs, args)
     except Exception as e:  # reported as n/a with this reason, the run goes on
         result = {"error": error_text(e)}
         if backend is not None:
