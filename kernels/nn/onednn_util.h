@@ -88,8 +88,8 @@ class WeightsCache {
   std::vector<Entry> entries_;  // guarded by mu_
 };
 
-// Runs part(i) for i in [0, parts): part 0 on the calling thread, the others on `device`'s
-// pool; returns when all are done, with the first failure. oneDNN's exceptions (unsupported
+// Runs part(i) for i in [0, parts) on the calling thread and `device`'s pool (RunShares);
+// returns when all are done, with the first failure. oneDNN's exceptions (unsupported
 // shapes, out of memory) become statuses: nothing escapes into the executor.
 absl::Status RunParts(size_t parts, const Eigen::ThreadPoolDevice& device,
                       const std::function<void(size_t)>& part);

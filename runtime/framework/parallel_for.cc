@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <memory>
 
 #include "absl/synchronization/notification.h"
 
@@ -12,6 +13,18 @@ namespace tensord {
 namespace {
 
 constexpr std::chrono::microseconds kSpinBeforeSleep(50);
+
+// One RunShares call's state, shared with the pool tasks it schedules: a task that starts after
+// the call returned finds no share left to claim and only drops its reference.
+struct SharedRun {
+  explicit SharedRun(int shares) : unfinished(shares) {}
+  void Finished() {
+    if (unfinished.fetch_sub(1, std::memory_order_acq_rel) == 1) done.Notify();
+  }
+  std::atomic<int> next{1};  // share 0 is the caller's
+  std::atomic<int> unfinished;
+  absl::Notification done;  // its destructor waits for a Notify still in progress
+};
 
 }  // namespace
 
@@ -22,20 +35,25 @@ void RunShares(const Eigen::ThreadPoolDevice& device, int shares,
     share(0);
     return;
   }
-  std::atomic<int> left{shares - 1};
-  absl::Notification done;  // its destructor waits for a Notify still in progress
-  for (int i = 1; i < shares; ++i) {
-    device.getPool()->Schedule([&share, &left, &done, i] {
+  auto run = std::make_shared<SharedRun>(shares);
+  // Claims and runs shares until none is left. `share` is touched only for a claimed share,
+  // which is unfinished, so the caller is still waiting and `share` still alive.
+  auto claim = [run, &share, shares] {
+    for (int i = run->next.fetch_add(1, std::memory_order_relaxed); i < shares;
+         i = run->next.fetch_add(1, std::memory_order_relaxed)) {
       share(i);
-      if (left.fetch_sub(1, std::memory_order_acq_rel) == 1) done.Notify();
-    });
-  }
+      run->Finished();
+    }
+  };
+  for (int i = 1; i < shares; ++i) device.getPool()->Schedule(claim);
   share(0);
+  run->Finished();
+  claim();
   const auto give_up = std::chrono::steady_clock::now() + kSpinBeforeSleep;
-  while (!done.HasBeenNotified() && std::chrono::steady_clock::now() < give_up) {
+  while (!run->done.HasBeenNotified() && std::chrono::steady_clock::now() < give_up) {
     for (int i = 0; i < 64; ++i) _mm_pause();
   }
-  done.WaitForNotification();
+  run->done.WaitForNotification();
 }
 
 void ParallelFor(const Eigen::ThreadPoolDevice& device, Eigen::Index n,

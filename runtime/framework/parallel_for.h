@@ -3,9 +3,9 @@
 // Eigen's ThreadPoolDevice::parallelFor hands the whole range to the pool whenever it cuts more
 // blocks than threads, leaving the caller idle; the intra-op pool has one thread fewer than
 // the threads a kernel may use (the caller is one of them), so that would run on too few.
-// These run exactly one share per thread, the caller's included, and the caller waits for the
-// others spinning for a short while before it sleeps (shares are about equal, and a sleeping
-// thread is woken tens of µs late on a VM, per kernel call).
+// These cut one share per thread, and the caller claims shares too: a pool thread woken late
+// (tens of µs on a VM, per kernel call) leaves its share to the caller rather than making it
+// wait. For shares already running elsewhere the caller spins a short while before it sleeps.
 //
 // Work run through them must not itself wait on the intra-op pool (no nesting).
 // Thread-safe: any number of kernels may call them concurrently.
@@ -18,8 +18,8 @@
 
 namespace tensord {
 
-// Runs share(i) for i in [0, shares): share 0 on the calling thread, the others on `device`'s
-// pool. Returns when all have run.
+// Runs share(i) once for each i in [0, shares), on the calling thread or on `device`'s pool,
+// whichever claims it first (the caller starts with share 0). Returns when all have run.
 void RunShares(const Eigen::ThreadPoolDevice& device, int shares,
                const std::function<void(int)>& share);
 

@@ -4,6 +4,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
 #include "runtime/framework/device.h"
 
@@ -12,16 +13,32 @@ namespace {
 
 TEST(RunSharesTest, EachShareRunsOnceAndTheCallerRunsTheFirst) {
   CpuDevice cpu(CpuDevice::Options{3});  // the caller and a pool of two
-  std::vector<std::atomic<int>> runs(3);
-  std::vector<std::thread::id> where(3);
-  RunShares(cpu.eigen_device(), 3, [&](int i) {
-    ++runs[i];
-    where[i] = std::this_thread::get_id();
+  for (int round = 0; round < 100; ++round) {
+    std::vector<std::atomic<int>> runs(3);
+    std::vector<std::thread::id> where(3);
+    RunShares(cpu.eigen_device(), 3, [&](int i) {
+      ++runs[i];
+      where[i] = std::this_thread::get_id();
+    });
+    for (int i = 0; i < 3; ++i) ASSERT_EQ(runs[i], 1) << i;
+    ASSERT_EQ(where[0], std::this_thread::get_id());
+  }
+}
+
+// A pool thread that has not started (here: busy elsewhere) leaves its share to the caller,
+// which then does not wait for it.
+TEST(RunSharesTest, TheCallerRunsTheSharesNoPoolThreadHasClaimed) {
+  absl::Notification pool_busy, release;  // outlive the pool, whose task waits on them
+  CpuDevice cpu(CpuDevice::Options{2});   // the caller and a pool of one
+  cpu.eigen_device().getPool()->Schedule([&] {
+    pool_busy.Notify();
+    release.WaitForNotification();
   });
-  for (int i = 0; i < 3; ++i) EXPECT_EQ(runs[i], 1) << i;
-  EXPECT_EQ(where[0], std::this_thread::get_id());
-  EXPECT_NE(where[1], std::this_thread::get_id());
-  EXPECT_NE(where[2], std::this_thread::get_id());
+  pool_busy.WaitForNotification();
+  std::vector<std::thread::id> where(3);
+  RunShares(cpu.eigen_device(), 3, [&](int i) { where[i] = std::this_thread::get_id(); });
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(where[i], std::this_thread::get_id()) << i;
+  release.Notify();  // the pool then runs the call's leftover tasks, which find nothing to do
 }
 
 // Every index once, in contiguous ranges: one range on the caller for cheap work, one per
