@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <mutex>
 #include <new>
 #include <vector>
 
@@ -17,6 +18,65 @@ namespace onednn {
 namespace {
 
 std::atomic<int> running_kernels{0};
+
+// Packed copies shared by every kernel that reorders the same filter bytes into the same
+// layout: a model served through several signatures or plans (a TF1 export's predict and
+// classify signatures, the two Keras 3 writes) packs each filter once. Weak on both sides: a
+// copy lives while some kernel's WeightsCache holds it, and the filter's buffer is named
+// without being kept alive.
+class SharedPackedWeights {
+ public:
+  static SharedPackedWeights& Global() {
+    static auto* const shared = new SharedPackedWeights();
+    return *shared;
+  }
+
+  // The live copy of `source` (within `filter`'s buffer) from `user` into `wanted`, or null.
+  std::shared_ptr<dnnl::memory> Find(const Tensor& filter, const float* source,
+                                     const dnnl::memory::desc& user,
+                                     const dnnl::memory::desc& wanted) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const Entry& e : entries_) {
+      if (e.Matches(filter.WeakBuffer(), source, user, wanted)) return e.packed.lock();
+    }
+    return nullptr;
+  }
+
+  // Shares `packed` unless another kernel shared a live copy meanwhile, which is returned.
+  std::shared_ptr<dnnl::memory> Add(const Tensor& filter, const float* source,
+                                    const dnnl::memory::desc& user,
+                                    const dnnl::memory::desc& wanted,
+                                    std::shared_ptr<dnnl::memory> packed) {
+    std::lock_guard<std::mutex> lock(mu_);
+    entries_.erase(std::remove_if(entries_.begin(), entries_.end(),
+                                  [](const Entry& e) { return e.packed.expired(); }),
+                   entries_.end());
+    for (const Entry& e : entries_) {
+      if (e.Matches(filter.WeakBuffer(), source, user, wanted)) return e.packed.lock();
+    }
+    entries_.push_back(Entry{filter.WeakBuffer(), source, user, wanted, packed});
+    return packed;
+  }
+
+ private:
+  struct Entry {
+    bool Matches(const std::weak_ptr<const TensorBuffer>& other_buffer, const float* other_source,
+                 const dnnl::memory::desc& other_user,
+                 const dnnl::memory::desc& other_wanted) const {
+      const bool same_buffer =
+          !buffer.owner_before(other_buffer) && !other_buffer.owner_before(buffer);
+      return same_buffer && source == other_source && user == other_user &&
+             wanted == other_wanted && !packed.expired();
+    }
+    std::weak_ptr<const TensorBuffer> buffer;
+    const float* source;
+    dnnl::memory::desc user;
+    dnnl::memory::desc wanted;
+    std::weak_ptr<dnnl::memory> packed;
+  };
+  std::mutex mu_;
+  std::vector<Entry> entries_;  // guarded by mu_
+};
 
 }  // namespace
 
@@ -84,11 +144,17 @@ std::shared_ptr<dnnl::memory> WeightsCache::Get(const dnnl::memory::desc& user,
       slot->source.raw_data() == filter.raw_data()) {
     return slot->reordered;  // in-flight runs keep theirs if another filter replaces it
   }
-  dnnl::memory from(user, Engine(), const_cast<float*>(filter.data<float>()) + offset);
-  auto reordered = std::make_shared<dnnl::memory>(wanted, Engine());
-  PrefaultForWrite(reordered->get_data_handle(), wanted.get_size());
-  dnnl::reorder(from, *reordered).execute(ThreadStream(), from, *reordered);
-  ThreadStream().wait();
+  const float* source = filter.data<float>() + offset;
+  std::shared_ptr<dnnl::memory> reordered =
+      SharedPackedWeights::Global().Find(filter, source, user, wanted);
+  if (reordered == nullptr) {
+    dnnl::memory from(user, Engine(), const_cast<float*>(source));
+    reordered = std::make_shared<dnnl::memory>(wanted, Engine());
+    PrefaultForWrite(reordered->get_data_handle(), wanted.get_size());
+    dnnl::reorder(from, *reordered).execute(ThreadStream(), from, *reordered);
+    ThreadStream().wait();
+    reordered = SharedPackedWeights::Global().Add(filter, source, user, wanted, reordered);
+  }
   if (slot == nullptr) slot = &entries_.emplace_back(Entry{wanted, offset, Tensor(), nullptr});
   slot->source = filter;
   slot->reordered = reordered;

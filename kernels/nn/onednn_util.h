@@ -68,8 +68,9 @@ class RunningScope {
 // A kernel's filters in the layouts its primitives want, reordered once and reused for as long
 // as the same filter buffer comes in (tensor buffers are immutable once shared, and the cache
 // holds a reference, so the same buffer means the same values: frozen weights hit every time; a
-// filter computed per request is reordered per request). One copy per (layout, offset).
-// Thread-safe.
+// filter computed per request is reordered per request). One copy per (layout, offset), shared
+// with every other kernel that reorders the same bytes into the same layout while one of them
+// holds it (several signatures or plans over one model pack its filters once). Thread-safe.
 class WeightsCache {
  public:
   // `filter`'s floats from `offset` on, laid out as `user` describes, in layout `wanted`.

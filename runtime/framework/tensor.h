@@ -122,6 +122,9 @@ class Tensor {
   Tensor DeepCopy() const;
 
   bool RefCountIsOne() const { return buffer_ != nullptr && buffer_.use_count() == 1; }
+  // Names the buffer without keeping it alive: caches keyed by buffer compare owners
+  // (std::weak_ptr::owner_before), which stay distinct even after the buffer is freed.
+  std::weak_ptr<const TensorBuffer> WeakBuffer() const { return buffer_; }
   bool SharesBufferWith(const Tensor& other) const {
     return buffer_ != nullptr && buffer_ == other.buffer_;
   }
