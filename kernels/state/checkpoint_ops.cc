@@ -85,8 +85,8 @@ class RestoreV2Op : public OpKernel {
       if (c->output_required(static_cast<int>(i))) to_read.push_back(i);
     }
     // Reading is copying from the page cache, checksumming and faulting in fresh pages: it
-    // scales with threads. Each thread takes every threads-th entry, so that large and small
-    // ones spread evenly.
+    // scales with threads. Share k takes every shares-th entry from k on, so that large and
+    // small ones spread evenly.
     std::vector<absl::StatusOr<Tensor>> tensors(to_read.size(), absl::UnknownError("not read"));
     const int shares =
         static_cast<int>(std::min<size_t>(c->eigen_cpu_device().numThreads(), to_read.size()));
