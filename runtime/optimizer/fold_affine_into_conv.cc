@@ -89,11 +89,12 @@ bool Absorb(const GraphView& view, const NodeDef& node, const std::string& curre
 }
 
 // A folded filter to compute: filter * scale, scale[i] applying to the filter elements of
-// output channel i — those at i % k, whichever of the two filter layouts.
+// output channel i — those at i % k, whichever of the two filter layouts. `scaled` may be
+// `filter` itself.
 struct ScaledFilter {
   Tensor filter;
   std::vector<float> scale;
-  Tensor scaled;  // allocated when the fold is decided, written by ScaleFilters
+  Tensor scaled;
 };
 
 void Scale(const ScaledFilter& job) {
@@ -133,15 +134,17 @@ void ScaleFilters(std::vector<const ScaledFilter*> jobs) {
 
 }  // namespace
 
-absl::StatusOr<int> FoldAffineIntoConv(const GraphPassContext& context) {
+absl::StatusOr<FoldedAffine> FoldAffineIntoConv(const GraphPassContext& context) {
+  FoldedAffine result;
+  if (context.constants == nullptr) return result;
   GraphView view(context);
   std::set<std::string> removed;
   std::vector<std::pair<std::string, Tensor>> new_constants;  // name, value
   std::vector<std::string> devices;
-  // Scaled filters by (original buffer, shape, scale): a model exported with several
-  // signatures has a copy of each convolution per signature, reading the same variable.
-  std::map<std::tuple<const void*, std::string, std::vector<float>>, ScaledFilter> scaled_filters;
-  int folded = 0;
+  // Indices into result.filter_scales by (original buffer, shape, scale): a model exported
+  // with several signatures has a copy of each convolution per signature, reading the same
+  // variable.
+  std::map<std::tuple<const void*, std::string, std::vector<float>>, size_t> scaled_filters;
   const int original_size = context.graph->node_size();
   for (int n = 0; n < original_size; ++n) {
     NodeDef* conv = context.graph->mutable_node(n);
@@ -168,22 +171,20 @@ absl::StatusOr<int> FoldAffineIntoConv(const GraphPassContext& context) {
     }
     if (chain.empty()) continue;
 
+    const std::string filter_name = conv->name() + "/_folded_filter";
+    const std::string bias_name = conv->name() + "/_folded_bias";
     // Only a scale changes the filter; bias adds alone keep the original buffer.
-    Tensor scaled = *filter;
     if (std::any_of(affine.scale.begin(), affine.scale.end(), [](float v) { return v != 1.0f; })) {
       auto [memo, added] = scaled_filters.try_emplace(
-          {filter->data<float>(), filter->shape().DebugString(), affine.scale});
-      if (added) {
-        memo->second = {*filter, affine.scale, Tensor::ForOverwrite(DT_FLOAT, filter->shape())};
-      }
-      scaled = memo->second.scaled;
+          {filter->data<float>(), filter->shape().DebugString(), affine.scale},
+          result.filter_scales.size());
+      if (added) result.filter_scales.push_back(FilterScale{*filter, affine.scale, {}});
+      result.filter_scales[memo->second].constants.push_back(filter_name);
     }
     Tensor bias(DT_FLOAT, TensorShape{k});
     std::copy(affine.bias.begin(), affine.bias.end(), bias.data<float>());
-    const std::string filter_name = conv->name() + "/_folded_filter";
-    const std::string bias_name = conv->name() + "/_folded_bias";
     conv->set_input(1, filter_name);
-    new_constants.emplace_back(filter_name, std::move(scaled));
+    new_constants.emplace_back(filter_name, *filter);
     new_constants.emplace_back(bias_name, std::move(bias));
     devices.push_back(conv->device());
     devices.push_back(conv->device());
@@ -205,16 +206,37 @@ absl::StatusOr<int> FoldAffineIntoConv(const GraphPassContext& context) {
     (*replacement.mutable_attr())["data_format"].set_s("NHWC");
     for (size_t i = 0; i + 1 < chain.size(); ++i) removed.insert(chain[i]->name());
     *last = std::move(replacement);
-    folded += static_cast<int>(chain.size()) - 1;
+    result.folded_ops += static_cast<int>(chain.size()) - 1;
   }
-  std::vector<const ScaledFilter*> jobs;
-  for (const auto& [key, job] : scaled_filters) jobs.push_back(&job);
-  ScaleFilters(std::move(jobs));
   for (size_t i = 0; i < new_constants.size(); ++i) {
     view.AddConstant(new_constants[i].first, new_constants[i].second, devices[i]);
   }
   view.RemoveNodes(removed);
-  return folded;
+  return result;
+}
+
+void ScaleFoldedFilters(std::vector<FilterScale> scales, ConstantTable* constants) {
+  std::vector<ScaledFilter> jobs;
+  jobs.reserve(scales.size());
+  for (FilterScale& s : scales) {
+    // The table's entries hold the original filter until now: take them out to see whether
+    // anything else still does.
+    std::vector<std::string> live;
+    for (const std::string& name : s.constants) {
+      auto it = constants->find(name);
+      if (it == constants->end()) continue;
+      it->second.clear();
+      live.push_back(name);
+    }
+    if (live.empty()) continue;
+    Tensor scaled =
+        s.filter.RefCountIsOne() ? s.filter : Tensor::ForOverwrite(DT_FLOAT, s.filter.shape());
+    for (const std::string& name : live) (*constants)[name] = {scaled};
+    jobs.push_back(ScaledFilter{std::move(s.filter), std::move(s.scale), std::move(scaled)});
+  }
+  std::vector<const ScaledFilter*> pointers;
+  for (const ScaledFilter& job : jobs) pointers.push_back(&job);
+  ScaleFilters(std::move(pointers));
 }
 
 }  // namespace tensord

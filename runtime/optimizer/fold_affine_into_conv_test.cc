@@ -35,7 +35,11 @@ TEST(FoldAffineIntoConvTest, FoldsKerasBatchNormIntoFilterAndBias) {
   GraphPassContext context{&graph, &constants, {}};
   auto folded = FoldAffineIntoConv(context);
   ASSERT_TRUE(folded.ok()) << folded.status();
-  EXPECT_EQ(*folded, 2);  // BiasAdd and Mul are gone; AddV2 became the BiasAdd
+  EXPECT_EQ(folded->folded_ops, 2);  // BiasAdd and Mul are gone; AddV2 became the BiasAdd
+  // The filter (a Const node's value) is held by nothing else: scaled in its own buffer.
+  const float* original = constants.at("conv/_folded_filter")[0].data<float>();
+  ScaleFoldedFilters(std::move(folded->filter_scales), &constants);
+  EXPECT_EQ(constants.at("conv/_folded_filter")[0].data<float>(), original);
   auto nodes = NodesByName(graph);
   EXPECT_FALSE(nodes.count("bias"));
   EXPECT_FALSE(nodes.count("scale"));
@@ -66,6 +70,7 @@ TEST(FoldAffineIntoConvTest, FoldsFusedBatchNorm) {
   ConstantTable constants;
   auto folded = FoldAffineIntoConv({&graph, &constants, {}});
   ASSERT_TRUE(folded.ok()) << folded.status();
+  ScaleFoldedFilters(std::move(folded->filter_scales), &constants);
   auto nodes = NodesByName(graph);
   ASSERT_EQ(nodes["bn"].op(), "BiasAdd");
   // scale = gamma / sqrt(var) = [1, 1]; bias = -mean * scale + beta = [-2, 1].
@@ -95,6 +100,9 @@ TEST(FoldAffineIntoConvTest, CopiesOfALayerShareOneFoldedFilter) {
   constants["w"] = {w};
   auto folded = FoldAffineIntoConv({&graph, &constants, {}});
   ASSERT_TRUE(folded.ok()) << folded.status();
+  ScaleFoldedFilters(std::move(folded->filter_scales), &constants);
+  // The variable's buffer is still held (by `w` here, as by a variable serving still reads):
+  // the folded filters are copies, and the original keeps its values.
   const Tensor& f1 = constants.at("conv1/_folded_filter")[0];
   const Tensor& f2 = constants.at("conv2/_folded_filter")[0];
   const Tensor& f3 = constants.at("conv3/_folded_filter")[0];
@@ -102,6 +110,8 @@ TEST(FoldAffineIntoConvTest, CopiesOfALayerShareOneFoldedFilter) {
   EXPECT_EQ(f1.data<float>(), f2.data<float>());
   EXPECT_EQ(Values(f3), (std::vector<float>{4.0f, -8.0f}));
   EXPECT_EQ(Values(w), (std::vector<float>{1.0f, -2.0f}));
+  EXPECT_NE(f1.data<float>(), w.data<float>());
+  EXPECT_NE(f3.data<float>(), w.data<float>());
 }
 
 TEST(FoldAffineIntoConvTest, LeavesSharedFetchedAndNonChannelOpsAlone) {
@@ -111,7 +121,7 @@ TEST(FoldAffineIntoConvTest, LeavesSharedFetchedAndNonChannelOpsAlone) {
   ConstantTable constants;
   auto folded = FoldAffineIntoConv({&graph, &constants, {"bias"}});
   ASSERT_TRUE(folded.ok());
-  EXPECT_EQ(*folded, 0);
+  EXPECT_EQ(folded->folded_ops, 0);
   EXPECT_EQ(NodesByName(graph)["scale"].op(), "Mul");
 
   // A Mul by a full tensor (not per channel) stops the chain.
@@ -121,7 +131,7 @@ TEST(FoldAffineIntoConvTest, LeavesSharedFetchedAndNonChannelOpsAlone) {
   }
   folded = FoldAffineIntoConv({&graph, &constants, {}});
   ASSERT_TRUE(folded.ok());
-  EXPECT_EQ(*folded, 0);
+  EXPECT_EQ(folded->folded_ops, 0);
   EXPECT_EQ(NodesByName(graph)["scale"].op(), "Mul");
 
   // A filter that is not constant is left alone.
@@ -131,7 +141,25 @@ TEST(FoldAffineIntoConvTest, LeavesSharedFetchedAndNonChannelOpsAlone) {
   }
   folded = FoldAffineIntoConv({&graph, &constants, {}});
   ASSERT_TRUE(folded.ok());
-  EXPECT_EQ(*folded, 0);
+  EXPECT_EQ(folded->folded_ops, 0);
+
+  // Without a constant table there is nowhere to put the folded filters.
+  graph = KerasConvBn();
+  folded = FoldAffineIntoConv({&graph, nullptr, {}});
+  ASSERT_TRUE(folded.ok());
+  EXPECT_EQ(folded->folded_ops, 0);
+}
+
+// A folded constant the load released (no signature reads it) is not computed.
+TEST(FoldAffineIntoConvTest, ReleasedFoldedFiltersAreNotComputed) {
+  ::tensorflow::GraphDef graph = KerasConvBn();
+  ConstantTable constants;
+  auto folded = FoldAffineIntoConv({&graph, &constants, {}});
+  ASSERT_TRUE(folded.ok()) << folded.status();
+  ASSERT_EQ(folded->filter_scales.size(), 1u);
+  constants.erase("conv/_folded_filter");
+  ScaleFoldedFilters(std::move(folded->filter_scales), &constants);
+  EXPECT_EQ(constants.count("conv/_folded_filter"), 0u);
 }
 
 }  // namespace

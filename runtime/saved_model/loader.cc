@@ -351,7 +351,8 @@ absl::StatusOr<std::unique_ptr<SavedModelBundle>> SavedModelBundle::LoadAndOptim
     }
     DropConstantControlEdges(passes);
     TENSORD_ASSIGN_OR_RETURN(bundle->folded_pads_, FoldPadIntoConv(passes));
-    TENSORD_ASSIGN_OR_RETURN(bundle->folded_affine_ops_, FoldAffineIntoConv(passes));
+    TENSORD_ASSIGN_OR_RETURN(FoldedAffine folded_affine, FoldAffineIntoConv(passes));
+    bundle->folded_affine_ops_ = folded_affine.folded_ops;
     TENSORD_ASSIGN_OR_RETURN(bundle->fused_convolutions_, FuseBiasActivation(passes));
     bundle->fused_elementwise_ops_ = FuseElementwise(passes);
     // Loop and branch bodies run once per step: their elementwise ops gain the most.
@@ -364,6 +365,9 @@ absl::StatusOr<std::unique_ptr<SavedModelBundle>> SavedModelBundle::LoadAndOptim
                                                      bundle->session_.get(), resources.get()));
     bundle->released_variables_ = released.variables;
     bundle->pruned_nodes_ = released.nodes;
+    // Now that the frozen variables serving no longer reads are gone, most filters are held by
+    // nothing else and are scaled in their own buffers.
+    ScaleFoldedFilters(std::move(folded_affine.filter_scales), optimized.constants.get());
     TENSORD_ASSIGN_OR_RETURN(
         bundle->session_, NewSession(::tensorflow::GraphDef(graph) /* a copy off the arena */,
                                      options.session, resources, std::move(optimized.constants)));
