@@ -36,10 +36,7 @@ class SharedPackedWeights {
                                      const dnnl::memory::desc& user,
                                      const dnnl::memory::desc& wanted) {
     std::lock_guard<std::mutex> lock(mu_);
-    for (const Entry& e : entries_) {
-      if (e.Matches(filter.WeakBuffer(), source, user, wanted)) return e.packed.lock();
-    }
-    return nullptr;
+    return FindLocked(filter, source, user, wanted);
   }
 
   // Shares `packed` unless another kernel shared a live copy meanwhile, which is returned.
@@ -51,14 +48,22 @@ class SharedPackedWeights {
     entries_.erase(std::remove_if(entries_.begin(), entries_.end(),
                                   [](const Entry& e) { return e.packed.expired(); }),
                    entries_.end());
-    for (const Entry& e : entries_) {
-      if (e.Matches(filter.WeakBuffer(), source, user, wanted)) return e.packed.lock();
-    }
+    if (auto shared = FindLocked(filter, source, user, wanted)) return shared;
     entries_.push_back(Entry{filter.WeakBuffer(), source, user, wanted, packed});
     return packed;
   }
 
  private:
+  // With mu_ held.
+  std::shared_ptr<dnnl::memory> FindLocked(const Tensor& filter, const float* source,
+                                           const dnnl::memory::desc& user,
+                                           const dnnl::memory::desc& wanted) {
+    for (const Entry& e : entries_) {
+      if (e.Matches(filter.WeakBuffer(), source, user, wanted)) return e.packed.lock();
+    }
+    return nullptr;
+  }
+
   struct Entry {
     bool Matches(const std::weak_ptr<const TensorBuffer>& other_buffer, const float* other_source,
                  const dnnl::memory::desc& other_user,

@@ -88,21 +88,20 @@ bool Absorb(const GraphView& view, const NodeDef& node, const std::string& curre
   return false;
 }
 
-// A folded filter to compute: filter * scale, scale[i] applying to the filter elements of
-// output channel i — those at i % k, whichever of the two filter layouts. `scaled` may be
-// `filter` itself.
+// A folded filter to compute into `scaled` (which may be the filter's own buffer): filter *
+// scale, scale[i] applying to the filter elements of output channel i — those at i % k,
+// whichever of the two filter layouts.
 struct ScaledFilter {
-  Tensor filter;
-  std::vector<float> scale;
+  const FilterScale* what;
   Tensor scaled;
 };
 
 void Scale(const ScaledFilter& job) {
-  const int64_t k = static_cast<int64_t>(job.scale.size());
-  const float* in = job.filter.data<float>();
+  const int64_t k = static_cast<int64_t>(job.what->scale.size());
+  const float* in = job.what->filter.data<float>();
   float* out = job.scaled.data<float>();
-  const float* scale = job.scale.data();
-  for (int64_t row = 0; row < job.filter.NumElements() / k; ++row) {
+  const float* scale = job.what->scale.data();
+  for (int64_t row = 0; row < job.what->filter.NumElements() / k; ++row) {
     for (int64_t c = 0; c < k; ++c) out[row * k + c] = in[row * k + c] * scale[c];
   }
 }
@@ -112,7 +111,7 @@ void Scale(const ScaledFilter& job) {
 void ScaleFilters(std::vector<const ScaledFilter*> jobs) {
   if (jobs.empty()) return;
   std::sort(jobs.begin(), jobs.end(), [](const ScaledFilter* a, const ScaledFilter* b) {
-    return a->filter.NumElements() > b->filter.NumElements();
+    return a->what->filter.NumElements() > b->what->filter.NumElements();
   });
   std::atomic<size_t> next{0};
   auto work = [&jobs, &next] {
@@ -218,7 +217,7 @@ absl::StatusOr<FoldedAffine> FoldAffineIntoConv(const GraphPassContext& context)
 void ScaleFoldedFilters(std::vector<FilterScale> scales, ConstantTable* constants) {
   std::vector<ScaledFilter> jobs;
   jobs.reserve(scales.size());
-  for (FilterScale& s : scales) {
+  for (const FilterScale& s : scales) {
     // The table's entries hold the original filter until now: take them out to see whether
     // anything else still does.
     std::vector<std::string> live;
@@ -232,7 +231,7 @@ void ScaleFoldedFilters(std::vector<FilterScale> scales, ConstantTable* constant
     Tensor scaled =
         s.filter.RefCountIsOne() ? s.filter : Tensor::ForOverwrite(DT_FLOAT, s.filter.shape());
     for (const std::string& name : live) (*constants)[name] = {scaled};
-    jobs.push_back(ScaledFilter{std::move(s.filter), std::move(s.scale), std::move(scaled)});
+    jobs.push_back(ScaledFilter{&s, std::move(scaled)});
   }
   std::vector<const ScaledFilter*> pointers;
   for (const ScaledFilter& job : jobs) pointers.push_back(&job);
