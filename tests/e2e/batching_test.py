@@ -12,7 +12,7 @@ import grpc
 import numpy as np
 import pytest
 import tensorflow as tf
-from tensorflow_serving.apis import predict_pb2
+from tensorflow_serving.apis import classification_pb2, predict_pb2, regression_pb2
 
 from tensord_process import MLP_BASE, Server, TFS_TESTDATA, needs_shared
 
@@ -153,3 +153,60 @@ def test_stateful_model_is_not_batched(servers):
     assert run("get_counter") == 2
     _, metrics = server.http_get("/monitoring/prometheus/metrics")
     assert _metric_sum(metrics, "tensord_batch_rows_total", model="counter") == 0
+
+
+@needs_shared
+def test_classify_and_regress_answer_beside_batched_predict(servers, tmp_path):
+    """Classify and Regress take tf.Example protos, which batching does not merge: with
+    batching on they still answer, while Predict requests arriving beside them are merged."""
+    params = _write(os.path.join(str(tmp_path), "batching.config"), PARAMS)
+    server = servers(["--model_name=hpt", "--enable_batching",
+                      "--batching_parameters_file=" + params,
+                      "--model_base_path=" + os.path.join(TFS_TESTDATA,
+                                                          "saved_model_half_plus_two_cpu")])
+    errors = []
+
+    def predict(k):
+        x = np.array([k, k + 0.5], np.float32)
+        req = predict_pb2.PredictRequest()
+        req.model_spec.name = "hpt"
+        req.inputs["x"].CopyFrom(tf.make_tensor_proto(x))
+        try:
+            got = tf.make_ndarray(server.predict.Predict(req, timeout=60).outputs["y"])
+            np.testing.assert_allclose(got, x / 2 + 2, rtol=1e-6)
+        except (grpc.RpcError, AssertionError) as e:
+            errors.append(e)
+
+    def example_input(request, xs):
+        for x in xs:
+            request.input.example_list.examples.add().features.feature["x"].float_list.value \
+                .append(x)
+        request.model_spec.name = "hpt"
+
+    def regress_and_classify():
+        try:
+            req = regression_pb2.RegressionRequest()
+            req.model_spec.signature_name = "regress_x_to_y"
+            example_input(req, [1.0, 6.0])
+            got = [r.value for r in server.predict.Regress(req, timeout=60)
+                   .result.regressions]
+            assert got == pytest.approx([2.5, 5.0])
+            req = classification_pb2.ClassificationRequest()
+            req.model_spec.signature_name = "classify_x_to_y"
+            example_input(req, [4.0])
+            got = server.predict.Classify(req, timeout=60).result.classifications
+            assert [c.score for c in got[0].classes] == pytest.approx([4.0])
+        except (grpc.RpcError, AssertionError) as e:
+            errors.append(e)
+
+    threads = [threading.Thread(target=predict, args=(k,)) for k in range(12)]
+    threads += [threading.Thread(target=regress_and_classify) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    _, metrics = server.http_get("/monitoring/prometheus/metrics")
+    # Only Predict's 12 requests of 2 rows each went through the batch queues.
+    assert _metric_sum(metrics, "tensord_batch_rows_total", model="hpt") == 24
+    assert 0 < _metric_sum(metrics, "tensord_batch_size_count", model="hpt") < 12, metrics
