@@ -7,14 +7,17 @@ cases batching must not change (oversized requests, stateful models, per-model s
 import os
 import shutil
 import threading
+import time
 
 import grpc
 import numpy as np
 import pytest
 import tensorflow as tf
-from tensorflow_serving.apis import classification_pb2, predict_pb2, regression_pb2
+from google.protobuf import text_format
+from tensorflow_serving.apis import get_model_status_pb2, model_management_pb2, predict_pb2
 
-from tensord_process import MLP_BASE, Server, TFS_TESTDATA, needs_shared
+from tensord_process import (MLP_BASE, Server, TFS_TESTDATA, needs_shared,
+                             official_classify_regress)
 
 PARAMS = """
 max_batch_size { value: 16 }
@@ -177,25 +180,14 @@ def test_classify_and_regress_answer_beside_batched_predict(servers, tmp_path):
         except (grpc.RpcError, AssertionError) as e:
             errors.append(e)
 
-    def example_input(request, xs):
-        for x in xs:
-            request.input.example_list.examples.add().features.feature["x"].float_list.value \
-                .append(x)
-        request.model_spec.name = "hpt"
-
     def regress_and_classify():
         try:
-            req = regression_pb2.RegressionRequest()
-            req.model_spec.signature_name = "regress_x_to_y"
-            example_input(req, [1.0, 6.0])
-            got = [r.value for r in server.predict.Regress(req, timeout=60)
-                   .result.regressions]
+            got = official_classify_regress(server, "regress", "hpt", "regress_x_to_y",
+                                            [{"x": 1.0}, {"x": 6.0}])
             assert got == pytest.approx([2.5, 5.0])
-            req = classification_pb2.ClassificationRequest()
-            req.model_spec.signature_name = "classify_x_to_y"
-            example_input(req, [4.0])
-            got = server.predict.Classify(req, timeout=60).result.classifications
-            assert [c.score for c in got[0].classes] == pytest.approx([4.0])
+            got = official_classify_regress(server, "classify", "hpt", "classify_x_to_y",
+                                            [{"x": 4.0}])
+            assert [score for _, score in got[0]] == pytest.approx([4.0])
         except (grpc.RpcError, AssertionError) as e:
             errors.append(e)
 
@@ -210,3 +202,52 @@ def test_classify_and_regress_answer_beside_batched_predict(servers, tmp_path):
     # Only Predict's 12 requests of 2 rows each went through the batch queues.
     assert _metric_sum(metrics, "tensord_batch_rows_total", model="hpt") == 24
     assert 0 < _metric_sum(metrics, "tensord_batch_size_count", model="hpt") < 12, metrics
+
+
+def test_unloading_a_model_answers_the_requests_in_its_queue(servers, tmp_path, keras_mlp):
+    """A version unloaded while requests wait in its batch queue still answers every one of
+    them (each holds the version until its batch has run); new requests find it gone."""
+    models = {}
+    for name in ("a", "b"):
+        models[name] = os.path.join(str(tmp_path), name)
+        shutil.copytree(os.path.join(MLP_BASE, "1"), os.path.join(models[name], "1"))
+
+    def config(names):
+        return "".join("  config { name: '%s' base_path: '%s' model_platform: 'tensorflow' }\n"
+                       % (n, models[n]) for n in names)
+    config_path = _write(os.path.join(str(tmp_path), "models.config"),
+                         "model_config_list {\n%s}\n" % config(["a", "b"]))
+    # Batches never fill (4 rows of 64) and wait 3 s.
+    params = _write(os.path.join(str(tmp_path), "batching.config"),
+                    "max_batch_size { value: 64 }\nbatch_timeout_micros { value: 3000000 }\n"
+                    "num_batch_threads { value: 1 }\n")
+    server = servers(["--model_config_file=" + config_path, "--enable_batching",
+                      "--batching_parameters_file=" + params])
+    rng = np.random.default_rng(3)
+    inputs = [rng.standard_normal((1, 16)).astype(np.float32) for _ in range(4)]
+    futures = [server.predict.Predict.future(_request("a", x), timeout=60) for x in inputs]
+    queued = False
+    for _ in range(200):
+        _, metrics = server.http_get("/monitoring/prometheus/metrics")
+        if _metric_sum(metrics, "tensord_batch_queue_depth", model="a") == 4:
+            queued = True
+            break
+        time.sleep(0.01)
+    assert queued, metrics
+
+    reload = model_management_pb2.ReloadConfigRequest()
+    text_format.Parse("model_config_list {\n%s}\n" % config(["b"]), reload.config)
+    reply = server.models.HandleReloadConfigRequest(reload, timeout=60)
+    assert reply.status.error_code == 0, reply
+    assert not any(f.done() for f in futures)  # still queued when the version was unloaded
+    assert server.version_states("a") == {1: get_model_status_pb2.ModelVersionStatus.END}
+    for x, future in zip(inputs, futures):
+        got = tf.make_ndarray(future.result().outputs["output_0"])
+        want = keras_mlp(features=tf.constant(x))["output_0"].numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    with pytest.raises(grpc.RpcError) as e:
+        server.predict.Predict(_request("a", inputs[0]), timeout=30)
+    assert e.value.code() == grpc.StatusCode.NOT_FOUND
+    got = server.predict.Predict(_request("b", inputs[0]), timeout=30).outputs["output_0"]
+    np.testing.assert_allclose(tf.make_ndarray(got), keras_mlp(
+        features=tf.constant(inputs[0]))["output_0"].numpy(), rtol=1e-5, atol=1e-6)

@@ -54,13 +54,6 @@ def _predict_request(name, rows=1):
     return req
 
 
-def _states(server, name):
-    req = get_model_status_pb2.GetModelStatusRequest()
-    req.model_spec.name = name
-    reply = server.models.GetModelStatus(req, timeout=30)
-    return {s.version: s.state for s in reply.model_version_status}
-
-
 def _wait_for(predicate, seconds=30):
     deadline = time.time() + seconds
     while time.time() < deadline:
@@ -97,8 +90,8 @@ def test_reload_config_adds_removes_and_rejects(servers, tmp_path):
     req.config.CopyFrom(_config_proto([("b", b)]))
     reply = server.models.HandleReloadConfigRequest(req, timeout=60)
     assert reply.status.error_code == 0, reply
-    assert _states(server, "b") == {1: AVAILABLE}
-    assert _states(server, "a") == {1: END}
+    assert server.version_states("b") == {1: AVAILABLE}
+    assert server.version_states("a") == {1: END}
     with pytest.raises(grpc.RpcError) as e:
         server.predict.Predict(_predict_request("a"), timeout=30)
     assert e.value.code() == grpc.StatusCode.NOT_FOUND
@@ -161,7 +154,7 @@ def test_config_file_polling_applies_changes_and_ignores_broken_files(servers, t
                       "--model_config_file_poll_wait_seconds=1"])
     with open(config, "w") as f:
         f.write(_config_text([("a", a), ("b", b)]))
-    assert _wait_for(lambda: _has(server, "b") and _states(server, "b").get(1) == AVAILABLE)
+    assert _wait_for(lambda: _has(server, "b") and server.version_states("b").get(1) == AVAILABLE)
     with open(config, "w") as f:
         f.write("model_config_list { config { name: ")
     time.sleep(2.5)
@@ -172,7 +165,7 @@ def test_config_file_polling_applies_changes_and_ignores_broken_files(servers, t
 
 def _has(server, name):
     try:
-        _states(server, name)
+        server.version_states(name)
         return True
     except grpc.RpcError:
         return False
@@ -202,7 +195,7 @@ def test_warmup_replays_records_and_bad_warmup_fails_the_load(servers, tmp_path)
         f.write(_config_text([("good", good), ("corrupt", corrupt)]))
 
     server = servers(["--model_config_file=" + config], rest=True)
-    assert _states(server, "good") == {1: AVAILABLE}
+    assert server.version_states("good") == {1: AVAILABLE}
     req = get_model_status_pb2.GetModelStatusRequest()
     req.model_spec.name = "corrupt"
     status = server.models.GetModelStatus(req, timeout=30).model_version_status[0]
@@ -215,7 +208,7 @@ def test_warmup_replays_records_and_bad_warmup_fails_the_load(servers, tmp_path)
 
     # Without warmup the same directory loads.
     plain = servers(["--model_config_file=" + config, "--enable_model_warmup=false"])
-    assert _states(plain, "corrupt") == {1: AVAILABLE}
+    assert plain.version_states("corrupt") == {1: AVAILABLE}
 
 
 def test_no_request_is_lost_during_a_version_swap(servers, tmp_path):
@@ -241,12 +234,12 @@ def test_no_request_is_lost_during_a_version_swap(servers, tmp_path):
         t.start()
     time.sleep(0.5)
     shutil.copytree(os.path.join(MLP_BASE, "1"), os.path.join(base, "2"))
-    swapped = _wait_for(lambda: _states(server, "mlp") == {2: AVAILABLE, 1: END})
+    swapped = _wait_for(lambda: server.version_states("mlp") == {2: AVAILABLE, 1: END})
     time.sleep(0.5)
     stop.set()
     for t in threads:
         t.join()
-    assert swapped, _states(server, "mlp")
+    assert swapped, server.version_states("mlp")
     assert errors == []
     assert 1 in versions and 2 in versions
     assert versions[-1] == 2

@@ -13,8 +13,9 @@ import urllib.request
 import grpc
 import pytest
 from tensorflow.core.example import example_pb2
-from tensorflow_serving.apis import (classification_pb2, model_service_pb2_grpc,
-                                     prediction_service_pb2_grpc, regression_pb2)
+from tensorflow_serving.apis import (classification_pb2, get_model_status_pb2,
+                                     model_service_pb2_grpc, prediction_service_pb2_grpc,
+                                     regression_pb2)
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BINARY = os.path.join(REPO, "bazel-bin", "server", "tensord")
@@ -80,6 +81,13 @@ class Server:
                 return reply.status, reply.read().decode()
         except urllib.error.HTTPError as e:
             return e.code, e.read().decode()
+
+    def version_states(self, model):
+        """{version: ModelVersionStatus.State} of `model`, from GetModelStatus."""
+        req = get_model_status_pb2.GetModelStatusRequest()
+        req.model_spec.name = model
+        reply = self.models.GetModelStatus(req, timeout=30)
+        return {s.version: s.state for s in reply.model_version_status}
 
     def stop(self):
         self.channel.close()
