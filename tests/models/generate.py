@@ -55,6 +55,10 @@ SMALL_MODELS = [
     "tf2_control_flow",
     "tf2_ops_extra",
     "keras2_layernorm",
+    "keras_attention_masks",
+    "keras_gru",
+    "tf2_ops_more",
+    "keras_preprocessing_modes",
 ]
 LARGE_MODELS = [
     # Keras 3's model.export stores every variable twice in the checkpoint
@@ -309,6 +313,64 @@ def build_keras2_layernorm(export_dir, full_size):
                  {"sequence": rng.randn(4, seq, width).astype("float32")}, rtol=1e-5, atol=1e-5)]
 
 
+def build_keras_attention_masks(export_dir, full_size):
+    """Attention with masks as Keras 3 exports it: a causal self-attention over an Embedding with
+    mask_zero (padding and causal masks combined before the Softmax), a cross-attention taken
+    with an explicit boolean attention_mask input, and a feed-forward with the tanh form of
+    GELU (gelu(approximate=True))."""
+    import keras
+    import numpy as np
+    _keras_seed()
+    layers = keras.layers
+    seq, vocab, width = 6, 30, 8
+    tokens = keras.Input(shape=(seq,), dtype="int32", name="tokens")
+    memory = keras.Input(shape=(4, width), name="memory")
+    allowed = keras.Input(shape=(seq, 4), dtype="bool", name="attention_mask")
+    h = layers.Embedding(vocab, width, mask_zero=True, name="embedding")(tokens)
+    h = h + layers.MultiHeadAttention(num_heads=2, key_dim=4, name="causal")(
+        h, h, use_causal_mask=True)
+    h = h + layers.MultiHeadAttention(num_heads=2, key_dim=4, name="cross")(
+        h, memory, attention_mask=allowed)
+    h = layers.LayerNormalization(name="norm")(h)
+    ff = layers.Dense(16, activation=lambda v: keras.activations.gelu(v, approximate=True),
+                      name="ff1")(h)
+    h = layers.Dense(width, name="ff2")(ff) + h
+    logits = layers.Dense(3, name="logits")(layers.GlobalAveragePooling1D()(h))
+    keras.Model([tokens, memory, allowed], {"hidden": h, "logits": logits}).export(
+        export_dir, format="tf_saved_model", verbose=False)
+    rng = _rng(11)
+    ids = rng.randint(1, vocab, (3, seq)).astype("int32")
+    ids[0, 4:] = 0  # padding at the end of the first sequence
+    ids[2, 1:] = 0  # a sequence of one token
+    mask = rng.rand(3, seq, 4) > 0.4
+    mask[:, :, 0] = True  # every query sees at least one memory slot
+    return [Case("serving_default", {"tokens": ids,
+                                     "memory": rng.randn(3, 4, width).astype("float32"),
+                                     "attention_mask": mask}, rtol=1e-5, atol=1e-5)]
+
+
+def build_keras_gru(export_dir, full_size):
+    """GRU variants Keras 3 exports as While loops: Bidirectional(GRU) with concatenated and with
+    summed directions, a GRU -> GRU stack, and a GRU with reset_after=False (the reset gate
+    applied before the recurrent matrix product)."""
+    import keras
+    _keras_seed()
+    layers = keras.layers
+    seq, width = 6, 5
+    x = keras.Input(shape=(seq, width), name="sequence")
+    bidi = layers.Bidirectional(layers.GRU(4), name="bidi_concat")(x)
+    summed = layers.Bidirectional(layers.GRU(3, return_sequences=True), merge_mode="sum",
+                                  name="bidi_sum")(x)
+    stacked = layers.GRU(4, name="stacked")(layers.GRU(5, return_sequences=True,
+                                                         name="stack_bottom")(summed))
+    before = layers.GRU(3, reset_after=False, name="reset_before")(x)
+    out = layers.Concatenate(name="features")([bidi, stacked, before])
+    keras.Model(x, out).export(export_dir, format="tf_saved_model", verbose=False)
+    rng = _rng(12)
+    return [Case("serving_default", {"sequence": rng.randn(2, seq, width).astype("float32")},
+                 rtol=1e-5, atol=1e-5)]
+
+
 def build_keras_text_cnn(export_dir, full_size):
     """A text CNN: Embedding, two Conv1D branches (valid and same padding), GlobalMax- and
     GlobalAveragePooling1D, Concatenate and Add merges."""
@@ -488,6 +550,97 @@ def build_tf2_ops_extra(export_dir, full_size):
             "x": (3.0 * rng.randn(3, 3)).astype(np.float32),
             "indices": np.zeros((0, 2), "int32"),
             "words": [b"cherry"]}),
+    ]
+
+
+def build_tf2_ops_more(export_dir, full_size):
+    """More of the tf.Module op list: casts between every pair of numeric types TensorFlow
+    defines for Cast (wrap-around between integer widths, truncation towards zero from floats),
+    uint8 and bool inputs, Reverse on several axes, EuclideanNorm, and a stateful Case (a
+    switch_case whose branches write a variable)."""
+    import numpy as np
+    import tensorflow as tf
+    numeric = [tf.float16, tf.bfloat16, tf.float32, tf.float64, tf.int8, tf.int16, tf.int32,
+               tf.int64, tf.uint8, tf.uint16, tf.uint32, tf.uint64, tf.bool]
+
+    class More(tf.Module):
+        def __init__(self):
+            super().__init__(name="ops_more")
+            self.total = tf.Variable(0.0, name="total")
+
+        @tf.function(input_signature=[
+            tf.TensorSpec([None, 4], tf.float64, name="wide"),
+            tf.TensorSpec([None, 4], tf.uint8, name="pixels"),
+            tf.TensorSpec([None, 4], tf.bool, name="flags"),
+        ])
+        def __call__(self, wide, pixels, flags):
+            out = {}
+            # Every (from, to) pair, starting from values each type holds exactly (small
+            # non-negative integers, so unsigned and narrow types start equal) and from the
+            # pixels (uint8 -> wider, and back with wrap-around from int32).
+            small = tf.round(tf.abs(wide) * 10.0)
+            for src in numeric:
+                start = tf.cast(small, src)
+                for dst in numeric:
+                    if src != dst:
+                        key = "%s_to_%s" % (src.name, dst.name)
+                        # bfloat16 and float16 have no .npy form: compare them as float32.
+                        value = tf.cast(start, dst)
+                        if dst in (tf.float16, tf.bfloat16):
+                            value = tf.cast(value, tf.float32)
+                        out[key] = value
+            out["truncate_f64_to_i32"] = tf.cast(wide * 7.0, tf.int32)
+            out["truncate_f32_to_i64"] = tf.cast(tf.cast(wide, tf.float32) * -3.0, tf.int64)
+            as_int = tf.cast(pixels, tf.int32) * 37 - 900
+            out["wrap_i32_to_i8"] = tf.cast(as_int, tf.int8)
+            out["wrap_i32_to_u16"] = tf.cast(as_int * 100, tf.uint16)
+            out["wrap_i32_to_u8"] = tf.cast(as_int, tf.uint8)
+            out["pixels_scaled"] = tf.cast(pixels, tf.float32) / 255.0
+            out["reverse_pixels"] = tf.reverse(pixels, axis=[1])
+            out["reverse_both"] = tf.reverse(wide, axis=[0, 1])
+            out["flags_where"] = tf.where(flags, wide, -wide)
+            out["flags_any"] = tf.reduce_any(tf.math.logical_xor(flags, wide > 0.0), axis=1)
+            out["euclidean_rows"] = tf.math.reduce_euclidean_norm(wide, axis=1)
+            out["euclidean_all"] = tf.math.reduce_euclidean_norm(
+                tf.cast(pixels, tf.float32), keepdims=True)
+            return out
+
+        # A Case whose branches write a variable: a stateful Case; the total persists across
+        # requests.
+        @tf.function(input_signature=[tf.TensorSpec([], tf.int32, name="op"),
+                                      tf.TensorSpec([None], tf.float32, name="values")])
+        def accumulate(self, op, values):
+            def add():
+                self.total.assign_add(tf.reduce_sum(values))
+                return self.total.read_value()
+
+            def scale():
+                self.total.assign(self.total * 2.0)
+                return self.total.read_value()
+
+            def reset():
+                self.total.assign(0.0)
+                return self.total.read_value()
+
+            return {"total": tf.switch_case(op, [add, scale, reset])}
+
+    module = More()
+    tf.saved_model.save(module, export_dir, signatures={
+        "serving_default": module.__call__, "accumulate": module.accumulate})
+    rng = _rng(13)
+    wide = rng.randn(3, 4) * 4.0
+    wide[0, 0] = 0.0
+    return [
+        Case("serving_default", {
+            "wide": wide,
+            "pixels": rng.randint(0, 256, (3, 4)).astype("uint8"),
+            "flags": rng.rand(3, 4) > 0.5}),
+        # Each case runs in a fresh process (tests/parity_test.py), so each starts from 0;
+        # tests/e2e/stateful_test.py checks the total across requests against TensorFlow.
+        Case("accumulate", {"op": np.array(0, "int32"),
+                            "values": np.array([1.5, 2.0, -0.25], "float32")}),
+        # Out of range: the last branch (reset).
+        Case("accumulate", {"op": np.array(5, "int32"), "values": np.zeros(0, "float32")}),
     ]
 
 
@@ -927,6 +1080,68 @@ def build_keras_preprocessing(export_dir, full_size):
     })]
 
 
+def build_keras_preprocessing_modes(export_dir, full_size):
+    """Keras preprocessing beyond the defaults: StringLookup and TextVectorization reading their
+    vocabulary from a file (a TF2 asset, InitializeTableFromTextFileV2 in the init function),
+    TextVectorization with bigrams and multi_hot / count / tf_idf outputs, StringLookup with
+    two OOV buckets and one_hot output, CategoryEncoding one_hot, and Hashing with a salt and
+    over integers."""
+    import numpy as np
+    import tensorflow as tf
+    layers = tf.keras.layers
+    vocab_dir = tempfile.mkdtemp()
+    vocab_file = os.path.join(vocab_dir, "vocab.txt")
+    with open(vocab_file, "w") as f:
+        f.write("the\ncat\nsat\non\nmat\ndog\n")
+
+    class Modes(tf.Module):
+        def __init__(self):
+            super().__init__(name="preprocessing_modes")
+            self.file_lookup = layers.StringLookup(vocabulary=vocab_file)
+            self.oov_buckets = layers.StringLookup(vocabulary=["red", "green"], num_oov_indices=2,
+                                                   output_mode="one_hot")
+            self.bigrams = layers.TextVectorization(vocabulary=vocab_file, ngrams=2,
+                                                    output_sequence_length=8)
+            self.multi_hot = layers.TextVectorization(vocabulary=vocab_file,
+                                                      output_mode="multi_hot")
+            self.count = layers.TextVectorization(vocabulary=vocab_file, output_mode="count",
+                                                  standardize="lower")
+            self.tf_idf = layers.TextVectorization(
+                vocabulary=["the", "cat", "sat"], idf_weights=[0.5, 1.5, 2.0],
+                output_mode="tf_idf")
+            self.one_hot = layers.CategoryEncoding(num_tokens=5, output_mode="one_hot")
+            self.salted = layers.Hashing(num_bins=32, salt=[7, 42])
+            self.int_hash = layers.Hashing(num_bins=10)
+
+        @tf.function(input_signature=[
+            tf.TensorSpec([None], tf.string, name="word"),
+            tf.TensorSpec([None], tf.string, name="sentence"),
+            tf.TensorSpec([None], tf.int64, name="category"),
+        ])
+        def __call__(self, word, sentence, category):
+            return {
+                "file_index": self.file_lookup(word),
+                "oov_one_hot": self.oov_buckets(word),
+                "bigram_ids": self.bigrams(sentence),
+                "multi_hot": self.multi_hot(sentence),
+                "count": self.count(sentence),
+                "tf_idf": self.tf_idf(sentence),
+                "category_one_hot": self.one_hot(category),
+                "salted_hash": self.salted(word),
+                "int_hash": self.int_hash(category),
+            }
+
+    module = Modes()
+    tf.saved_model.save(module, export_dir, signatures={"serving_default": module.__call__})
+    shutil.rmtree(vocab_dir)
+    return [Case("serving_default", {
+        "word": [b"cat", b"red", b"purple", b"", b"dog", b"green"],
+        "sentence": [b"The cat sat on the mat", b"a dog", b"", b"cat cat dog, the!",
+                     b"mat on the cat", b"SAT the"],
+        "category": np.array([0, 4, 2, 2, 1, 3], "int64"),
+    })]
+
+
 def build_tf1_parse_example(export_dir, full_size):
     """Like TF Serving's half_plus_two: y = a*x + b, y2 = a*x2 + c, with
     classify / regress / predict signatures over serialized tf.Examples."""
@@ -1093,6 +1308,10 @@ BUILDERS = {
     "keras_preprocessing": build_keras_preprocessing,
     "keras_transformer": build_keras_transformer,
     "keras2_layernorm": build_keras2_layernorm,
+    "keras_attention_masks": build_keras_attention_masks,
+    "keras_gru": build_keras_gru,
+    "tf2_ops_more": build_tf2_ops_more,
+    "keras_preprocessing_modes": build_keras_preprocessing_modes,
     "keras_text_cnn": build_keras_text_cnn,
     "keras_rnn": build_keras_rnn,
     "tf2_control_flow": build_tf2_control_flow,
