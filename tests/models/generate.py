@@ -59,6 +59,7 @@ SMALL_MODELS = [
     "keras_gru",
     "tf2_ops_more",
     "keras_preprocessing_modes",
+    "keras2_rnn",
 ]
 LARGE_MODELS = [
     # Keras 3's model.export stores every variable twice in the checkpoint
@@ -311,6 +312,45 @@ def build_keras2_layernorm(export_dir, full_size):
     tf.saved_model.save(model, export_dir)
     return [Case("serving_default",
                  {"sequence": rng.randn(4, seq, width).astype("float32")}, rtol=1e-5, atol=1e-5)]
+
+
+def build_keras2_rnn(export_dir, full_size):
+    """Keras 2 (tf_keras) recurrent layers as TensorFlow 2.x-era models export them: LSTM and GRU
+    run through the library functions Keras registers for the cuDNN-compatible implementation
+    ("api_implements" functions with a CPU and a GPU variant), a Bidirectional(LSTM), a stacked
+    GRU -> LSTM, and an LSTM over an Embedding with mask_zero. Needs `pip install tf_keras`."""
+    import tensorflow as tf
+    import tf_keras
+    tf_keras.utils.set_random_seed(SEED)
+    layers = tf_keras.layers
+    seq, width = 6, 5
+    x = tf_keras.Input(shape=(seq, width), name="sequence")
+    lstm = layers.LSTM(4, name="lstm")(x)
+    gru = layers.GRU(3, name="gru")(x)
+    bidi = layers.Bidirectional(layers.LSTM(3), name="bidi")(x)
+    stacked = layers.LSTM(3, name="stack_top")(layers.GRU(4, return_sequences=True,
+                                                          name="stack_bottom")(x))
+    tokens = tf_keras.Input(shape=(seq,), dtype="int32", name="tokens")
+    masked = layers.Embedding(20, 4, mask_zero=True, name="embedding")(tokens)
+    masked = layers.LSTM(3, name="masked_lstm")(masked)
+    out = layers.Concatenate(name="features")([lstm, gru, bidi, stacked, masked])
+    model = tf_keras.Model([x, tokens], out)
+
+    @tf.function(input_signature=[tf.TensorSpec([None, seq, width], tf.float32, name="sequence"),
+                                  tf.TensorSpec([None, seq], tf.int32, name="tokens")])
+    def serve(sequence, tokens):
+        return {"features": model([sequence, tokens])}
+
+    # save_traces=False: without the per-layer call functions Keras 2 would add (~6 MB here);
+    # the serving signature is the one tf.saved_model.save(model) would write.
+    model.save(export_dir, save_format="tf", save_traces=False,
+               signatures={"serving_default": serve})
+    rng = _rng(14)
+    padded = rng.randint(1, 20, (3, seq)).astype("int32")
+    padded[0, 3:] = 0
+    padded[1, 1:] = 0
+    return [Case("serving_default", {"sequence": rng.randn(3, seq, width).astype("float32"),
+                                     "tokens": padded}, rtol=1e-5, atol=1e-5)]
 
 
 def build_keras_attention_masks(export_dir, full_size):
@@ -1312,6 +1352,7 @@ BUILDERS = {
     "keras_gru": build_keras_gru,
     "tf2_ops_more": build_tf2_ops_more,
     "keras_preprocessing_modes": build_keras_preprocessing_modes,
+    "keras2_rnn": build_keras2_rnn,
     "keras_text_cnn": build_keras_text_cnn,
     "keras_rnn": build_keras_rnn,
     "tf2_control_flow": build_tf2_control_flow,
