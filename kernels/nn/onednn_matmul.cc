@@ -6,6 +6,7 @@
 
 #include "dnnl.hpp"
 #include "kernels/nn/onednn_util.h"
+#include "kernels/nn/panel_gemm.h"
 
 namespace tensord {
 
@@ -59,6 +60,34 @@ std::vector<Part> Split(int64_t rows, int64_t inner, int64_t columns, int thread
     parts.push_back(Part{rows * i / n, rows * (i + 1) / n, 0, columns});
   }
   return parts;
+}
+
+// `weights` (packed as `md`, [inner, columns]) as PanelGemm's panels, when oneDNN chose the
+// BA16a<W>b layout that PanelGemm reads; false otherwise.
+bool AsPanels(const memory::desc& md, const memory& weights, int64_t inner, int64_t columns,
+              PanelMatrix* panels) {
+  const dnnl_memory_desc_t& d = md.data;
+  if (d.format_kind != dnnl_blocked || d.ndims != 2 || d.data_type != dnnl_f32 ||
+      d.extra.flags != 0) {
+    return false;
+  }
+  const auto& blocking = d.format_desc.blocking;
+  if (blocking.inner_nblks != 2 || blocking.inner_idxs[0] != 0 || blocking.inner_blks[0] != 16 ||
+      blocking.inner_idxs[1] != 1) {
+    return false;
+  }
+  const int64_t width = blocking.inner_blks[1];
+  // Blocks of 16 rows follow each other within a panel; panels are outermost.
+  if (width % 16 != 0 || width > 64 || blocking.strides[0] != 16 * width ||
+      blocking.strides[1] < d.padded_dims[0] * width) {
+    return false;
+  }
+  panels->data = static_cast<const float*>(weights.get_data_handle()) + d.offset0;
+  panels->inner = inner;
+  panels->columns = columns;
+  panels->panel_width = static_cast<int>(width);
+  panels->panel_stride = blocking.strides[1];
+  return true;
 }
 
 }  // namespace
@@ -125,6 +154,30 @@ absl::Status OneDnnMatMul::Run(const MatMulOperands& m, int threads,
     const int64_t offset = part.first_column * (m.b_transposed ? m.inner : 1);
     const std::shared_ptr<memory> weights =
         weights_->Get(plan.user_weights_md, plan.pd.weights_desc(), *m.b, offset);
+    PanelMatrix panels;
+    if (n <= kPanelGemmMaxRows && PanelGemmAvailable() &&
+        AsPanels(plan.pd.weights_desc(), *weights, m.inner, columns, &panels)) {
+      // Few rows: the product is bound by reading B, which PanelGemm streams faster.
+      PanelGemmArgs args;
+      args.a = a;
+      args.lda = m.inner;
+      args.rows = n;
+      args.b = panels;
+      args.bias = m.bias != nullptr ? m.bias + part.first_column : nullptr;
+      args.add_residual = sum_into_c;
+      args.c = c;
+      args.ldc = columns;
+      const FusedActivation activation = m.epilogue ? options_.activation : FusedActivation::kNone;
+      if (activation == FusedActivation::kRelu || activation == FusedActivation::kRelu6) {
+        args.min = 0.0f;
+        if (activation == FusedActivation::kRelu6) args.max = 6.0f;
+      }
+      PanelGemm(args);
+      if (activation == FusedActivation::kElu || activation == FusedActivation::kLeakyRelu) {
+        for (int64_t i = 0; i < n * columns; ++i) c[i] = Activate(options_, c[i]);
+      }
+      return;
+    }
     const memory::desc& scratch_md = plan.pd.scratchpad_desc();
     // oneDNN takes non-const handles; it only reads src, weights and bias.
     std::unordered_map<int, memory> args = {
