@@ -12,7 +12,9 @@ SessionOptions intra_op_num_threads/inter_op_num_threads, OpenVINO's INFERENCE_N
   ONNX Runtime  the signature converted with tf2onnx (python -m tf2onnx.convert), then an
                 InferenceSession on the CPU execution provider. tf2onnx writes Erfc (exact
                 GELU), which is no ONNX operator, as is; such nodes become 1 - Erf(x).
-  OpenVINO      ov.Core().read_model on the SavedModel directory, compiled for CPU.
+  OpenVINO      ov.Core().read_model on the SavedModel directory, compiled for CPU with
+                INFERENCE_PRECISION_HINT f32: on CPUs with AMX or AVX-512 BF16 OpenVINO
+                otherwise computes in bfloat16, which is not the fp32 every other runtime runs.
 
 Models (--models): by default keras_mlp, keras_transformer, keras_rnn (Keras LSTM + GRU),
 mobilenet_v2 and resnet50; any model directory under tests/testdata (the committed, "small"
@@ -342,7 +344,8 @@ class OpenVinoBackend:
     def load(self, export_dir, signature):
         model = self.core.read_model(export_dir)
         self.compiled = self.core.compile_model(
-            model, "CPU", {"INFERENCE_NUM_THREADS": self.threads})
+            model, "CPU",
+            {"INFERENCE_NUM_THREADS": self.threads, "INFERENCE_PRECISION_HINT": "f32"})
         self.request = self.compiled.create_infer_request()
 
     def runner(self, inputs):
@@ -801,7 +804,7 @@ def report(rows, peak, args):
     lines = [
         f"## {datetime.date.today()} — {machine()}", "",
         f"{args.threads} threads for every runtime (intra- and inter-op; OpenVINO "
-        f"INFERENCE_NUM_THREADS). " + "; ".join([f"tensord {commit}"] + versions) +
+        f"INFERENCE_NUM_THREADS, and fp32 precision). " + "; ".join([f"tensord {commit}"] + versions) +
         ". Method and definitions: run_bench.py's docstring.", "",
         f"Batch-1 latency, p50 / p99 (ms) over {runs(args.iterations)} after "
         f"{args.warmup} warm-up; ratio = other p50 / tensord p50 (>1: tensord faster).", "",
