@@ -23,6 +23,10 @@ models, e.g. cnn_small, keras_text_cnn) or tests/generated (the 64x64 keras.appl
 every input cut to its first row along dim 0; batch N (--batch, 32) is that row tiled N times
 along dim 0.
 
+Every runtime is measured --rounds times (default 3) per model, in worker processes started in
+turn, each round beginning with the next runtime; the report gives the median of each number
+over the rounds, so that a slow spell of a shared VM does not land on one runtime alone.
+
 Measured, per model and runtime:
   latency     p50 and p99 (nearest rank) of --iterations batch-1 runs after --warmup runs.
   throughput  --batch_iterations batch-N runs after --warmup runs: N / mean seconds per run.
@@ -72,6 +76,7 @@ import json
 import math
 import os
 import platform
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -295,6 +300,9 @@ class OnnxRuntimeBackend:
     def prepare(self, export_dir, signature):
         model = os.path.basename(os.path.dirname(os.path.normpath(export_dir)))
         self.onnx_path = os.path.join(self.workdir, model + ".onnx")
+        self.convert_ms, self.rewritten = None, None
+        if os.path.exists(self.onnx_path):  # converted in an earlier round
+            return
         start = time.perf_counter()
         out = subprocess.run([sys.executable, "-m", "tf2onnx.convert", "--saved-model", export_dir,
                               "--signature_def", signature, "--output", self.onnx_path],
@@ -804,7 +812,8 @@ def report(rows, peak, args):
     lines = [
         f"## {datetime.date.today()} — {machine()}", "",
         f"{args.threads} threads for every runtime (intra- and inter-op; OpenVINO "
-        f"INFERENCE_NUM_THREADS, and fp32 precision). " + "; ".join([f"tensord {commit}"] + versions) +
+        f"INFERENCE_NUM_THREADS, and fp32 precision); every number is the median of "
+        f"{args.rounds} rounds, interleaved across runtimes. " + "; ".join([f"tensord {commit}"] + versions) +
         ". Method and definitions: run_bench.py's docstring.", "",
         f"Batch-1 latency, p50 / p99 (ms) over {runs(args.iterations)} after "
         f"{args.warmup} warm-up; ratio = other p50 / tensord p50 (>1: tensord faster).", "",
@@ -848,6 +857,25 @@ def read_files(directory):
                     pass
 
 
+def median_result(runs):
+    """One runtime's rounds as one result: the median of every number over the rounds that
+    succeeded (anything else from the first of them); the first failure when all failed."""
+    ok = [run for run in runs if "error" not in run] or runs[:1]
+
+    def combine(values):
+        first = values[0]
+        if isinstance(first, dict):
+            return {k: combine([v[k] for v in values if isinstance(v, dict) and k in v])
+                    for k in first}
+        if isinstance(first, (int, float)) and not isinstance(first, bool):
+            return statistics.median(v for v in values if isinstance(v, (int, float)))
+        return first
+    result = combine(ok)
+    if isinstance(result, dict):
+        result["rounds"] = len(ok)
+    return result
+
+
 def bench_model(name, args, workdir):
     root = find_model(name)
     signature, golden = load_case(root)
@@ -857,13 +885,18 @@ def bench_model(name, args, workdir):
                               os.path.join(workdir, name, f"batch{args.batch}"))
     export_dir = os.path.join(root, "1")
     read_files(export_dir)
-    results = {}
-    for runtime in args.runtimes:
-        if runtime == "tensord":
-            results[runtime] = bench_tensord(export_dir, signature, spec, batch_spec, args)
-        else:
-            results[runtime] = bench_python(runtime, export_dir, signature, spec, batch_spec,
-                                            args, workdir)
+    rounds = {runtime: [] for runtime in args.runtimes}
+    for r in range(args.rounds):
+        # Each round starts with the next runtime, so that none is always measured first.
+        order = args.runtimes[r % len(args.runtimes):] + args.runtimes[:r % len(args.runtimes)]
+        for runtime in order:
+            if runtime == "tensord":
+                result = bench_tensord(export_dir, signature, spec, batch_spec, args)
+            else:
+                result = bench_python(runtime, export_dir, signature, spec, batch_spec, args,
+                                      workdir)
+            rounds[runtime].append(result)
+    results = {runtime: median_result(runs) for runtime, runs in rounds.items()}
     weight_bytes = lookup(results.get("tensorflow", {}), "weight_bytes")
     from_files = not weight_bytes  # without TensorFlow: the variables/ data files' size
     if from_files:
@@ -881,6 +914,8 @@ def main():
     parser.add_argument("--models", nargs="+", default=DEFAULT_MODELS,
                         help="names under tests/testdata or tests/generated")
     parser.add_argument("--runtimes", nargs="+", default=RUNTIMES, choices=RUNTIMES)
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="measurements per runtime and model, interleaved; medians reported")
     parser.add_argument("--iterations", type=int, default=100, help="timed batch-1 runs")
     parser.add_argument("--warmup", type=int, default=10, help="untimed runs before timing")
     parser.add_argument("--batch", type=int, default=32, help="batch size for throughput")
