@@ -61,12 +61,21 @@ absl::StatusOr<const T*> ReadWeights(const OpKernelContext* c, int index,
   return weights.data<T>();
 }
 
-template <typename T>
-class DenseBincountOp : public OpKernel {
+// The attr both ops share.
+class BincountKernel : public OpKernel {
  public:
-  explicit DenseBincountOp(OpKernelConstruction* c) : OpKernel(c) {
+  explicit BincountKernel(OpKernelConstruction* c) : OpKernel(c) {
     c->GetAttr("binary_output", &binary_output_);
   }
+
+ protected:
+  bool binary_output_ = false;
+};
+
+template <typename T>
+class DenseBincountOp : public BincountKernel {
+ public:
+  using BincountKernel::BincountKernel;
 
   absl::Status Compute(OpKernelContext* c) const override {
     const Tensor& input = c->input(0);
@@ -88,17 +97,12 @@ class DenseBincountOp : public OpKernel {
     }
     return absl::OkStatus();
   }
-
- private:
-  bool binary_output_ = false;
 };
 
 template <typename T>
-class RaggedBincountOp : public OpKernel {
+class RaggedBincountOp : public BincountKernel {
  public:
-  explicit RaggedBincountOp(OpKernelConstruction* c) : OpKernel(c) {
-    c->GetAttr("binary_output", &binary_output_);
-  }
+  using BincountKernel::BincountKernel;
 
   absl::Status Compute(OpKernelContext* c) const override {
     const Tensor& splits = c->input(0);
@@ -133,9 +137,6 @@ class RaggedBincountOp : public OpKernel {
     }
     return absl::OkStatus();
   }
-
- private:
-  bool binary_output_ = false;
 };
 
 #define REGISTER_BINCOUNT(T)                                                 \
