@@ -1,11 +1,14 @@
-// Cast between bool and every real numeric type (attrs SrcT, DstT, Truncate).
+// Cast between bool and every numeric type, complex included (attrs SrcT, DstT, Truncate).
 //
 // Conversions follow TensorFlow on x86: float -> int truncates toward zero; NaN and out-of-range
 // values, which C++ leaves undefined, give what the x86 conversion instructions TensorFlow's
 // compiled code uses would (the lowest value of the 32- or 64-bit intermediate, then wrapped
 // to the destination width); anything -> bool is x != 0; bool -> number is 0/1;
-// float -> half/bfloat16 rounds to nearest even, or truncates when Truncate is set.
+// float -> half/bfloat16 rounds to nearest even, or truncates when Truncate is set; complex ->
+// anything else converts the real part (to bool as well: 1j is false), and real -> complex
+// gives a zero imaginary part.
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
@@ -65,9 +68,20 @@ D TruncateToReduced(float f) {
   }
 }
 
+template <typename T>
+constexpr bool kIsComplex =
+    std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>;
+
 template <typename S, typename D>
 D Convert(S x, bool truncate) {
-  if constexpr (std::is_same_v<D, bool>) {
+  if constexpr (kIsComplex<S> && kIsComplex<D>) {
+    using R = typename D::value_type;
+    return D(static_cast<R>(x.real()), static_cast<R>(x.imag()));
+  } else if constexpr (kIsComplex<S>) {
+    return Convert<typename S::value_type, D>(x.real(), truncate);  // bool too: real != 0
+  } else if constexpr (kIsComplex<D>) {
+    return D(Convert<S, typename D::value_type>(x, truncate), 0);
+  } else if constexpr (std::is_same_v<D, bool>) {
     if constexpr (kIsReducedFloat<S>) {
       return static_cast<float>(x) != 0.0f;
     } else {
@@ -102,20 +116,10 @@ void CastLoop(const Eigen::ThreadPoolDevice& device, const void* in, void* out, 
               });
 }
 
-template <typename T>
-constexpr bool kCastable =
-    !std::is_same_v<T, std::complex<float>> && !std::is_same_v<T, std::complex<double>>;
-
 CastFn FindCast(DataType src, DataType dst) {
   CastFn result = nullptr;
   DispatchNumeric(src, [&](auto s) {
-    using S = decltype(s);
-    if constexpr (kCastable<S>) {
-      DispatchNumeric(dst, [&](auto d) {
-        using D = decltype(d);
-        if constexpr (kCastable<D>) result = &CastLoop<S, D>;
-      });
-    }
+    DispatchNumeric(dst, [&](auto d) { result = &CastLoop<decltype(s), decltype(d)>; });
   });
   return result;
 }
@@ -155,9 +159,9 @@ class CastOp : public OpKernel {
 // One registration per supported (SrcT, DstT) pair, so unsupported pairs are reported when a
 // graph is loaded rather than when it runs.
 const bool kCastRegistered = [] {
-  const DataType types[] = {DT_BOOL,   DT_FLOAT,  DT_DOUBLE, DT_HALF,  DT_BFLOAT16,
-                            DT_INT8,   DT_INT16,  DT_INT32,  DT_INT64, DT_UINT8,
-                            DT_UINT16, DT_UINT32, DT_UINT64};
+  const DataType types[] = {DT_BOOL,   DT_FLOAT,  DT_DOUBLE, DT_HALF,      DT_BFLOAT16,
+                            DT_INT8,   DT_INT16,  DT_INT32,  DT_INT64,     DT_UINT8,
+                            DT_UINT16, DT_UINT32, DT_UINT64, DT_COMPLEX64, DT_COMPLEX128};
   for (DataType src : types) {
     for (DataType dst : types) {
       KernelRegistry::Global().Register(KernelDef("Cast")

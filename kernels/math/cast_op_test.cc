@@ -1,4 +1,5 @@
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -151,6 +152,40 @@ TEST(CastOpTest, LargeInputAndSameType) {
     y = RunCast(f, DT_FLOAT, device);
     ASSERT_TRUE(y.ok()) << y.status();
     EXPECT_TRUE(y->SharesBufferWith(f));
+  }
+}
+
+// Observed with TensorFlow 2.21's raw Cast op: complex -> anything real converts the real part
+// (to bool as well, so 1j is false); real -> complex has a zero imaginary part.
+TEST(CastOpTest, ComplexConversions) {
+  using C64 = std::complex<float>;
+  using C128 = std::complex<double>;
+  const Tensor z = AsTensor<C64>(
+      {{1.7f, 2.5f}, {-3.9f, 0.0f}, {0.0f, 1.0f}, {0.0f, 0.0f}, {300.6f, -1.0f}}, {5});
+  for (DeviceType device : TestDevices()) {
+    auto b = RunCast(z, DT_BOOL, device);
+    ASSERT_TRUE(b.ok()) << b.status();
+    ExpectTensorEqual(*b, AsTensor<bool>({true, true, false, false, true}, {5}));
+    auto i = RunCast(z, DT_INT32, device);
+    ASSERT_TRUE(i.ok()) << i.status();
+    ExpectTensorEqual(*i, AsTensor<int32_t>({1, -3, 0, 0, 300}, {5}));
+    auto u = RunCast(z, DT_UINT8, device);
+    ASSERT_TRUE(u.ok()) << u.status();
+    ExpectTensorEqual(*u, AsTensor<uint8_t>({1, 253, 0, 0, 44}, {5}));
+    auto f = RunCast(z, DT_FLOAT, device);
+    ASSERT_TRUE(f.ok()) << f.status();
+    ExpectTensorEqual(*f, AsTensor<float>({1.7f, -3.9f, 0.0f, 0.0f, 300.6f}, {5}));
+    auto wide = RunCast(z, DT_COMPLEX128, device);
+    ASSERT_TRUE(wide.ok()) << wide.status();
+    ExpectTensorEqual(
+        *wide,
+        AsTensor<C128>({{1.7f, 2.5f}, {-3.9f, 0.0}, {0.0, 1.0}, {0.0, 0.0}, {300.6f, -1.0}}, {5}));
+    auto from_int = RunCast(AsTensor<int32_t>({1, 0, -2, 3}, {4}), DT_COMPLEX64, device);
+    ASSERT_TRUE(from_int.ok()) << from_int.status();
+    ExpectTensorEqual(*from_int, AsTensor<C64>({{1, 0}, {0, 0}, {-2, 0}, {3, 0}}, {4}));
+    auto from_bool = RunCast(AsTensor<bool>({true, false}, {2}), DT_COMPLEX128, device);
+    ASSERT_TRUE(from_bool.ok()) << from_bool.status();
+    ExpectTensorEqual(*from_bool, AsTensor<C128>({{1, 0}, {0, 0}}, {2}));
   }
 }
 

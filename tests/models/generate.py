@@ -595,13 +595,15 @@ def build_tf2_ops_extra(export_dir, full_size):
 
 def build_tf2_ops_more(export_dir, full_size):
     """More of the tf.Module op list: casts between every pair of numeric types TensorFlow
-    defines for Cast (wrap-around between integer widths, truncation towards zero from floats),
+    defines for Cast, complex included (wrap-around between integer widths, truncation towards
+    zero from floats, the real part from complex),
     uint8 and bool inputs, Reverse on several axes, EuclideanNorm, and a stateful Case (a
     switch_case whose branches write a variable)."""
     import numpy as np
     import tensorflow as tf
     numeric = [tf.float16, tf.bfloat16, tf.float32, tf.float64, tf.int8, tf.int16, tf.int32,
-               tf.int64, tf.uint8, tf.uint16, tf.uint32, tf.uint64, tf.bool]
+               tf.int64, tf.uint8, tf.uint16, tf.uint32, tf.uint64, tf.bool, tf.complex64,
+               tf.complex128]
 
     class More(tf.Module):
         def __init__(self):
@@ -629,6 +631,10 @@ def build_tf2_ops_more(export_dir, full_size):
                         if dst in (tf.float16, tf.bfloat16):
                             value = tf.cast(value, tf.float32)
                         out[key] = value
+            # Complex values with imaginary parts: casts to real types keep the real part.
+            z = tf.complex(wide, 1.0 - wide)
+            for dst in (tf.complex64, tf.float32, tf.int32, tf.bool):
+                out["complex_to_%s" % dst.name] = tf.raw_ops.Cast(x=z, DstT=dst)
             out["truncate_f64_to_i32"] = tf.cast(wide * 7.0, tf.int32)
             out["truncate_f32_to_i64"] = tf.cast(tf.cast(wide, tf.float32) * -3.0, tf.int64)
             as_int = tf.cast(pixels, tf.int32) * 37 - 900
