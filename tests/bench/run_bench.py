@@ -813,7 +813,8 @@ def report(rows, peak, args):
         f"## {datetime.date.today()} — {machine()}", "",
         f"{args.threads} threads for every runtime (intra- and inter-op; OpenVINO "
         f"INFERENCE_NUM_THREADS, and fp32 precision); every number is the median of "
-        f"{args.rounds} rounds, interleaved across runtimes. " + "; ".join([f"tensord {commit}"] + versions) +
+        f"{args.rounds} rounds, interleaved across runtimes. " +
+        "; ".join([f"tensord {commit}"] + versions) +
         ". Method and definitions: run_bench.py's docstring.", "",
         f"Batch-1 latency, p50 / p99 (ms) over {runs(args.iterations)} after "
         f"{args.warmup} warm-up; ratio = other p50 / tensord p50 (>1: tensord faster).", "",

@@ -13,11 +13,10 @@ import grpc
 import numpy as np
 import pytest
 import tensorflow as tf
-from google.protobuf import text_format
 from tensorflow_serving.apis import get_model_status_pb2, model_management_pb2, predict_pb2
 
-from tensord_process import (MLP_BASE, Server, TFS_TESTDATA, needs_shared,
-                             official_classify_regress)
+from tensord_process import (MLP_BASE, Server, TFS_TESTDATA, model_config_proto,
+                             model_config_text, needs_shared, official_classify_regress)
 
 PARAMS = """
 max_batch_size { value: 16 }
@@ -123,10 +122,7 @@ def test_per_model_parameters_batch_only_models_that_have_them(servers, tmp_path
     without = os.path.join(str(tmp_path), "without")
     shutil.copytree(os.path.join(MLP_BASE, "1"), os.path.join(without, "1"))
     config = _write(os.path.join(str(tmp_path), "models.config"),
-                    "model_config_list {\n"
-                    "  config { name: 'with' base_path: '%s' model_platform: 'tensorflow' }\n"
-                    "  config { name: 'without' base_path: '%s' model_platform: 'tensorflow' }\n"
-                    "}\n" % (with_file, without))
+                    model_config_text([("with", with_file), ("without", without)]))
     server = servers(["--model_config_file=" + config, "--enable_batching",
                       "--enable_per_model_batching_parameters"])
     x = np.ones((2, 16), np.float32)
@@ -212,11 +208,8 @@ def test_unloading_a_model_answers_the_requests_in_its_queue(servers, tmp_path, 
         models[name] = os.path.join(str(tmp_path), name)
         shutil.copytree(os.path.join(MLP_BASE, "1"), os.path.join(models[name], "1"))
 
-    def config(names):
-        return "".join("  config { name: '%s' base_path: '%s' model_platform: 'tensorflow' }\n"
-                       % (n, models[n]) for n in names)
     config_path = _write(os.path.join(str(tmp_path), "models.config"),
-                         "model_config_list {\n%s}\n" % config(["a", "b"]))
+                         model_config_text(sorted(models.items())))
     # Batches never fill (4 rows of 64) and wait 3 s.
     params = _write(os.path.join(str(tmp_path), "batching.config"),
                     "max_batch_size { value: 64 }\nbatch_timeout_micros { value: 3000000 }\n"
@@ -236,7 +229,7 @@ def test_unloading_a_model_answers_the_requests_in_its_queue(servers, tmp_path, 
     assert queued, metrics
 
     reload = model_management_pb2.ReloadConfigRequest()
-    text_format.Parse("model_config_list {\n%s}\n" % config(["b"]), reload.config)
+    reload.config.CopyFrom(model_config_proto([("b", models["b"])]))
     reply = server.models.HandleReloadConfigRequest(reload, timeout=60)
     assert reply.status.error_code == 0, reply
     assert not any(f.done() for f in futures)  # still queued when the version was unloaded

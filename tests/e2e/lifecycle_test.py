@@ -19,7 +19,7 @@ from tensorflow_serving.apis import (get_model_status_pb2, model_management_pb2,
                                      prediction_log_pb2, prediction_service_pb2_grpc)
 from tensorflow_serving.config import model_server_config_pb2
 
-from tensord_process import MLP_BASE, Server
+from tensord_process import MLP_BASE, Server, model_config_proto, model_config_text
 
 AVAILABLE = 30
 END = 50
@@ -30,20 +30,6 @@ def _copy_mlp(root, name, versions=(1,)):
     for v in versions:
         shutil.copytree(os.path.join(MLP_BASE, "1"), os.path.join(base, str(v)))
     return base
-
-
-def _config_text(models):
-    body = "".join("  config { name: '%s' base_path: '%s' model_platform: 'tensorflow' }\n"
-                   % (name, base) for name, base in models)
-    return "model_config_list {\n" + body + "}\n"
-
-
-def _config_proto(models):
-    config = model_server_config_pb2.ModelServerConfig()
-    for name, base in models:
-        c = config.model_config_list.config.add()
-        c.name, c.base_path, c.model_platform = name, base, "tensorflow"
-    return config
 
 
 def _predict_request(name, rows=1):
@@ -81,13 +67,13 @@ def test_reload_config_adds_removes_and_rejects(servers, tmp_path):
     b = _copy_mlp(tmp_path, "b")
     config = os.path.join(str(tmp_path), "models.config")
     with open(config, "w") as f:
-        f.write(_config_text([("a", a)]))
+        f.write(model_config_text([("a", a)]))
     server = servers(["--model_config_file=" + config])
     assert server.predict.Predict(_predict_request("a"), timeout=30).model_spec.version.value == 1
 
     # Swap a for b: returns once b is loaded and a unloaded.
     req = model_management_pb2.ReloadConfigRequest()
-    req.config.CopyFrom(_config_proto([("b", b)]))
+    req.config.CopyFrom(model_config_proto([("b", b)]))
     reply = server.models.HandleReloadConfigRequest(req, timeout=60)
     assert reply.status.error_code == 0, reply
     assert server.version_states("b") == {1: AVAILABLE}
@@ -99,13 +85,13 @@ def test_reload_config_adds_removes_and_rejects(servers, tmp_path):
 
     # Invalid configs change nothing and say why.
     bad = model_management_pb2.ReloadConfigRequest()
-    bad.config.CopyFrom(_config_proto([("c", "relative/path")]))
+    bad.config.CopyFrom(model_config_proto([("c", "relative/path")]))
     with pytest.raises(grpc.RpcError) as e:
         server.models.HandleReloadConfigRequest(bad, timeout=60)
     assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert "absolute path" in e.value.details()
     missing = model_management_pb2.ReloadConfigRequest()
-    missing.config.CopyFrom(_config_proto([("c", os.path.join(str(tmp_path), "nothing"))]))
+    missing.config.CopyFrom(model_config_proto([("c", os.path.join(str(tmp_path), "nothing"))]))
     with pytest.raises(grpc.RpcError) as e:
         server.models.HandleReloadConfigRequest(missing, timeout=60)
     assert e.value.code() == grpc.StatusCode.NOT_FOUND
@@ -124,7 +110,7 @@ def test_broken_model_next_to_good_ones(servers, tmp_path):
     os.makedirs(os.path.join(broken, "1"))  # a version directory without saved_model.pb
     config = os.path.join(str(tmp_path), "models.config")
     with open(config, "w") as f:
-        f.write(_config_text([("good", good), ("broken", broken)]))
+        f.write(model_config_text([("good", good), ("broken", broken)]))
     server = servers(["--model_config_file=" + config], rest=True)
     server.predict.Predict(_predict_request("good"), timeout=30)
     req = get_model_status_pb2.GetModelStatusRequest()
@@ -149,11 +135,11 @@ def test_config_file_polling_applies_changes_and_ignores_broken_files(servers, t
     b = _copy_mlp(tmp_path, "b")
     config = os.path.join(str(tmp_path), "models.config")
     with open(config, "w") as f:
-        f.write(_config_text([("a", a)]))
+        f.write(model_config_text([("a", a)]))
     server = servers(["--model_config_file=" + config,
                       "--model_config_file_poll_wait_seconds=1"])
     with open(config, "w") as f:
-        f.write(_config_text([("a", a), ("b", b)]))
+        f.write(model_config_text([("a", a), ("b", b)]))
     assert _wait_for(lambda: _has(server, "b") and server.version_states("b").get(1) == AVAILABLE)
     with open(config, "w") as f:
         f.write("model_config_list { config { name: ")
@@ -192,7 +178,7 @@ def test_warmup_replays_records_and_bad_warmup_fails_the_load(servers, tmp_path)
     open(path, "wb").write(bytes(data))
     config = os.path.join(str(tmp_path), "models.config")
     with open(config, "w") as f:
-        f.write(_config_text([("good", good), ("corrupt", corrupt)]))
+        f.write(model_config_text([("good", good), ("corrupt", corrupt)]))
 
     server = servers(["--model_config_file=" + config], rest=True)
     assert server.version_states("good") == {1: AVAILABLE}

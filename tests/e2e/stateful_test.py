@@ -12,7 +12,7 @@ import pytest
 import tensorflow as tf
 from tensorflow_serving.apis import predict_pb2
 
-from tensord_process import REPO, Server
+from tensord_process import REPO, Server, model_config_text
 
 TESTDATA = os.path.join(REPO, "tests", "testdata")
 MODELS = {"ops_more": "tf2_ops_more", "control_flow": "tf2_control_flow"}
@@ -47,9 +47,8 @@ def _tensorflow_answers():
 def test_state_follows_tensorflow_across_requests(tmp_path, batching):
     config = os.path.join(str(tmp_path), "models.config")
     with open(config, "w") as f:
-        f.write("model_config_list {\n%s}\n" % "".join(
-            "  config { name: '%s' base_path: '%s' model_platform: 'tensorflow' }\n"
-            % (name, os.path.join(TESTDATA, model)) for name, model in MODELS.items()))
+        f.write(model_config_text([(name, os.path.join(TESTDATA, model))
+                                   for name, model in MODELS.items()]))
     flags = ["--model_config_file=" + config] + (["--enable_batching"] if batching else [])
     server = Server(flags, tmp_path)
     try:

@@ -16,6 +16,7 @@ from tensorflow.core.example import example_pb2
 from tensorflow_serving.apis import (classification_pb2, get_model_status_pb2,
                                      model_service_pb2_grpc, prediction_service_pb2_grpc,
                                      regression_pb2)
+from tensorflow_serving.config import model_server_config_pb2
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BINARY = os.path.join(REPO, "bazel-bin", "server", "tensord")
@@ -100,6 +101,22 @@ class Server:
                 self.proc.wait()
         self._log.close()
         return self.proc.returncode
+
+
+def model_config_text(models):
+    """Text ModelServerConfig serving each (name, base_path) of `models`."""
+    body = "".join("  config { name: '%s' base_path: '%s' model_platform: 'tensorflow' }\n"
+                   % (name, base) for name, base in models)
+    return "model_config_list {\n" + body + "}\n"
+
+
+def model_config_proto(models):
+    """The same as a ModelServerConfig message (for HandleReloadConfigRequest)."""
+    config = model_server_config_pb2.ModelServerConfig()
+    for name, base in models:
+        c = config.model_config_list.config.add()
+        c.name, c.base_path, c.model_platform = name, base, "tensorflow"
+    return config
 
 
 def example_proto(features):
