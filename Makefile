@@ -27,7 +27,7 @@ DEMO_INPUT := features=[[0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 
 APT_PACKAGES := bazel-bootstrap bazel-rules-java libgrpc++-dev protobuf-compiler-grpc \
 	libprotobuf-dev protobuf-compiler libabsl-dev libeigen3-dev libgtest-dev libgmock-dev \
 	libbenchmark-dev libsnappy-dev libre2-dev libicu-dev libcpp-httplib-dev libdnnl-dev \
-	libtcmalloc-minimal4 pkg-config prometheus
+	libtcmalloc-minimal4 pkg-config prometheus curl openssl
 PYTHON_MODULES := tensorflow numpy pytest grpc grpc_health grpc_reflection kubernetes_validate \
 	tensorflow_serving
 

@@ -6,23 +6,31 @@
 //   tensord --model_config_file=/etc/models.config --model_config_file_poll_wait_seconds=60
 #include <signal.h>
 
+#include <climits>
+#include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <mutex>
+#include <optional>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/flags/usage_config.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "google/protobuf/text_format.h"
 #include "protos/serving/monitoring_config.pb.h"
+#include "protos/serving/ssl_config.pb.h"
 #include "runtime/util/process_setup.h"
 #include "runtime/util/status_macros.h"
 #include "server/batching/batching_options.h"
@@ -95,7 +103,39 @@ ABSL_FLAG(bool, enable_serialization_as_tensor_content, false,
 ABSL_FLAG(bool, remove_unused_fields_from_bundle_metagraph, true,
           "Accepted for compatibility; no effect.");
 
+ABSL_FLAG(std::string, ssl_config_file, "",
+          "Text-format SSLConfig (server_key, server_cert PEM text; custom_ca and client_verify "
+          "for mutual TLS): serve gRPC on --port over TLS.");
+
 // --- tensord's additions ---
+ABSL_FLAG(std::string, rest_api_ssl_config_file, "",
+          "[tensord] Text-format SSLConfig, as --ssl_config_file: serve REST (and metrics, "
+          "health) over HTTPS, with client certificates when client_verify.");
+ABSL_FLAG(bool, enable_model_management, true,
+          "[tensord] Serve ModelService.HandleReloadConfigRequest; false refuses it with "
+          "PERMISSION_DENIED.");
+ABSL_FLAG(std::string, model_management_header, "",
+          "[tensord] key=value: HandleReloadConfigRequest needs this gRPC metadata header "
+          "(key in lower case), else UNAUTHENTICATED.");
+ABSL_FLAG(int64_t, grpc_max_receive_message_size, 256 << 20,
+          "[tensord] Largest gRPC request in bytes (at most 2147483647); larger ones fail "
+          "RESOURCE_EXHAUSTED. grpc.max_receive_message_length in --grpc_channel_arguments "
+          "overrides it.");
+ABSL_FLAG(int64_t, grpc_max_send_message_size, INT_MAX,
+          "[tensord] Largest gRPC response in bytes (at most 2147483647).");
+ABSL_FLAG(int64_t, rest_api_max_body_bytes, int64_t{64} << 20,
+          "[tensord] Largest REST request body; larger ones get HTTP 413 unread.");
+ABSL_FLAG(int, rest_api_max_json_depth, 64,
+          "[tensord] Deepest nesting of JSON arrays and objects in a REST body (HTTP 413).");
+ABSL_FLAG(int64_t, max_request_inputs, 1024,
+          "[tensord] Most named input tensors in one request (RESOURCE_EXHAUSTED / HTTP 413).");
+ABSL_FLAG(int64_t, max_request_tensor_elements, int64_t{1} << 28,
+          "[tensord] Most elements of one request's input tensors together.");
+ABSL_FLAG(int64_t, max_request_tensor_bytes, int64_t{1} << 30,
+          "[tensord] Most bytes of one request's decoded input tensors together (a string "
+          "element counts its length plus 32).");
+ABSL_FLAG(int64_t, max_request_string_bytes, int64_t{64} << 20,
+          "[tensord] Longest string element of a request's input tensors, in bytes.");
 ABSL_FLAG(int, drain_timeout_seconds, 25,
           "[tensord] On SIGTERM/SIGINT: readiness goes false, new calls are refused and "
           "in-flight ones get this long to finish.");
@@ -161,6 +201,78 @@ absl::StatusOr<std::vector<std::pair<std::string, std::string>>> ChannelArgument
   return arguments;
 }
 
+absl::StatusOr<std::optional<tensorflow::serving::SSLConfig>> SslConfig(const char* flag,
+                                                                        const std::string& file) {
+  if (file.empty()) return std::nullopt;
+  std::ifstream in(file);
+  if (!in) return Invalid(absl::StrCat("invalid --", flag, " ", file, ": cannot open the file"));
+  std::stringstream text;
+  text << in.rdbuf();
+  tensorflow::serving::SSLConfig config;
+  if (!google::protobuf::TextFormat::ParseFromString(text.str(), &config)) {
+    return Invalid(absl::StrCat("invalid --", flag, " ", file, ": not a text-format SSLConfig"));
+  }
+  if (config.server_key().empty() || config.server_cert().empty()) {
+    return Invalid(
+        absl::StrCat("invalid --", flag, " ", file, ": server_key and server_cert are required"));
+  }
+  if (config.client_verify() && config.custom_ca().empty()) {
+    return Invalid(absl::StrCat("invalid --", flag, " ", file, ": client_verify needs custom_ca"));
+  }
+  return config;
+}
+
+absl::StatusOr<int> MessageSize(const char* flag, int64_t value) {
+  if (value <= 0 || value > INT_MAX) {
+    return Invalid(absl::StrCat("--", flag, " must be in 1..", INT_MAX));
+  }
+  return static_cast<int>(value);
+}
+
+absl::Status CheckPositive(const char* flag, int64_t value) {
+  if (value <= 0) return Invalid(absl::StrCat("--", flag, " must be positive"));
+  return absl::OkStatus();
+}
+
+// Request size limits and access control.
+absl::Status HardeningFromFlags(tensord::ServerOptions* options) {
+  TENSORD_ASSIGN_OR_RETURN(options->grpc_ssl,
+                           SslConfig("ssl_config_file", absl::GetFlag(FLAGS_ssl_config_file)));
+  TENSORD_ASSIGN_OR_RETURN(
+      options->rest_ssl,
+      SslConfig("rest_api_ssl_config_file", absl::GetFlag(FLAGS_rest_api_ssl_config_file)));
+  options->enable_model_management = absl::GetFlag(FLAGS_enable_model_management);
+  options->management_header = absl::GetFlag(FLAGS_model_management_header);
+  if (!options->management_header.empty()) {
+    const size_t eq = options->management_header.find('=');
+    if (eq == 0 || eq == std::string::npos ||
+        absl::AsciiStrToLower(options->management_header.substr(0, eq)) !=
+            options->management_header.substr(0, eq)) {
+      return Invalid("--model_management_header must be key=value with a lower-case key");
+    }
+  }
+  TENSORD_ASSIGN_OR_RETURN(options->grpc_max_receive_message_bytes,
+                           MessageSize("grpc_max_receive_message_size",
+                                       absl::GetFlag(FLAGS_grpc_max_receive_message_size)));
+  TENSORD_ASSIGN_OR_RETURN(
+      options->grpc_max_send_message_bytes,
+      MessageSize("grpc_max_send_message_size", absl::GetFlag(FLAGS_grpc_max_send_message_size)));
+  options->rest_max_body_bytes = absl::GetFlag(FLAGS_rest_api_max_body_bytes);
+  options->rest_max_json_depth = absl::GetFlag(FLAGS_rest_api_max_json_depth);
+  tensord::RequestLimits& limits = options->request_limits;
+  limits.max_inputs = absl::GetFlag(FLAGS_max_request_inputs);
+  limits.max_tensor_elements = absl::GetFlag(FLAGS_max_request_tensor_elements);
+  limits.max_tensor_bytes = absl::GetFlag(FLAGS_max_request_tensor_bytes);
+  limits.max_string_bytes = absl::GetFlag(FLAGS_max_request_string_bytes);
+  TENSORD_RETURN_IF_ERROR(CheckPositive("rest_api_max_body_bytes", options->rest_max_body_bytes));
+  TENSORD_RETURN_IF_ERROR(CheckPositive("rest_api_max_json_depth", options->rest_max_json_depth));
+  TENSORD_RETURN_IF_ERROR(CheckPositive("max_request_inputs", limits.max_inputs));
+  TENSORD_RETURN_IF_ERROR(CheckPositive("max_request_tensor_elements", limits.max_tensor_elements));
+  TENSORD_RETURN_IF_ERROR(CheckPositive("max_request_tensor_bytes", limits.max_tensor_bytes));
+  TENSORD_RETURN_IF_ERROR(CheckPositive("max_request_string_bytes", limits.max_string_bytes));
+  return absl::OkStatus();
+}
+
 // Flags → ServerOptions, with TF Serving's validation rules.
 absl::StatusOr<tensord::ServerOptions> OptionsFromFlags() {
   tensord::ServerOptions options;
@@ -187,6 +299,7 @@ absl::StatusOr<tensord::ServerOptions> OptionsFromFlags() {
                            ChannelArguments(absl::GetFlag(FLAGS_grpc_channel_arguments)));
   TENSORD_ASSIGN_OR_RETURN(options.metrics_path,
                            MetricsPath(absl::GetFlag(FLAGS_monitoring_config_file)));
+  TENSORD_RETURN_IF_ERROR(HardeningFromFlags(&options));
 
   const std::string base_path = absl::GetFlag(FLAGS_model_base_path);
   options.model_config_file = absl::GetFlag(FLAGS_model_config_file);
@@ -308,14 +421,36 @@ int Run(int argc, char** argv) {
   sigaddset(&signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
+  // Signals are awaited from the start: loading the models (with retries, minutes by default)
+  // must not make SIGTERM wait. Before the server serves there is nothing to drain, so a signal
+  // then ends the process at once; loads in progress write nothing that a restart must clean up.
+  std::mutex mu;
+  std::condition_variable signalled;
+  bool started = false;   // guarded by mu
+  int signal_number = 0;  // guarded by mu
+  std::thread waiter([&]() {
+    int received = 0;
+    sigwait(&signals, &received);
+    std::lock_guard<std::mutex> lock(mu);
+    if (!started) {
+      LogEvent(LogLevel::kInfo, "shutting down before serving", {{"signal", strsignal(received)}});
+      std::_Exit(0);
+    }
+    signal_number = received;
+    signalled.notify_all();
+  });
   tensord::Server server(*std::move(options));
   if (absl::Status s = server.Start(); !s.ok()) {
     LogEvent(LogLevel::kError, "cannot start", {{"error", s.ToString()}});
-    return 1;
+    std::_Exit(1);  // the waiter thread is blocked in sigwait and cannot be joined
   }
-  int signal_number = 0;
-  sigwait(&signals, &signal_number);
-  LogEvent(LogLevel::kInfo, "shutting down", {{"signal", strsignal(signal_number)}});
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    started = true;
+    signalled.wait(lock, [&]() { return signal_number != 0; });
+    LogEvent(LogLevel::kInfo, "shutting down", {{"signal", strsignal(signal_number)}});
+  }
+  waiter.join();
   server.Drain();
   return 0;
 }

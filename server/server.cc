@@ -41,6 +41,19 @@ std::string ReadFile(const std::string& path) {
   return text.str();
 }
 
+// TF Serving's mapping of SSLConfig: client_verify requires and verifies client certificates
+// against custom_ca; otherwise none are requested.
+std::shared_ptr<grpc::ServerCredentials> GrpcCredentials(const ServerOptions& options) {
+  if (!options.grpc_ssl.has_value()) return grpc::InsecureServerCredentials();
+  const ::tensorflow::serving::SSLConfig& ssl = *options.grpc_ssl;
+  grpc::SslServerCredentialsOptions credentials(
+      ssl.client_verify() ? GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY
+                          : GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE);
+  credentials.pem_root_certs = ssl.custom_ca();
+  credentials.pem_key_cert_pairs.push_back({ssl.server_key(), ssl.server_cert()});
+  return grpc::SslServerCredentials(credentials);
+}
+
 bool HasArgument(const ServerOptions& options, const std::string& key) {
   for (const auto& [k, v] : options.grpc_channel_arguments) {
     if (k == key) return true;
@@ -97,9 +110,12 @@ absl::Status Server::Start() {
   }
   manager_->StartPolling(options_.file_system_poll_seconds);
 
-  prediction_service_ =
-      std::make_unique<PredictionServiceImpl>(manager_.get(), &ServingMetrics::Global());
-  model_service_ = std::make_unique<ModelServiceImpl>(manager_.get());
+  prediction_service_ = std::make_unique<PredictionServiceImpl>(
+      manager_.get(), &ServingMetrics::Global(), options_.request_limits);
+  ModelManagementAccess management;
+  management.enabled = options_.enable_model_management;
+  management.required_header = options_.management_header;
+  model_service_ = std::make_unique<ModelServiceImpl>(manager_.get(), management);
   health_service_ = std::make_unique<HealthServiceImpl>(health_.get());
   repository_service_ = std::make_unique<ModelRepositoryServiceImpl>(manager_.get());
 
@@ -107,7 +123,7 @@ absl::Status Server::Start() {
   grpc::ServerBuilder builder;
   if (options_.grpc_port > 0) {
     builder.AddListeningPort(absl::StrCat("0.0.0.0:", options_.grpc_port),
-                             grpc::InsecureServerCredentials(), &grpc_port_);
+                             GrpcCredentials(options_), &grpc_port_);
   }
   if (!options_.grpc_socket_path.empty()) {
     builder.AddListeningPort("unix:" + options_.grpc_socket_path,
@@ -120,12 +136,11 @@ absl::Status Server::Start() {
   grpc::ResourceQuota quota("tensord");
   quota.SetMaxThreads(max_threads);
   builder.SetResourceQuota(quota);
-  // Real tensors exceed gRPC's 4 MB default; TF Serving accepts up to 2 GiB - 1 as well.
   if (!HasArgument(options_, GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH)) {
-    builder.SetMaxReceiveMessageSize(INT_MAX);
+    builder.SetMaxReceiveMessageSize(options_.grpc_max_receive_message_bytes);
   }
   if (!HasArgument(options_, GRPC_ARG_MAX_SEND_MESSAGE_LENGTH)) {
-    builder.SetMaxSendMessageSize(INT_MAX);
+    builder.SetMaxSendMessageSize(options_.grpc_max_send_message_bytes);
   }
   for (const auto& [key, value] : options_.grpc_channel_arguments) {
     int as_int = 0;
@@ -142,11 +157,12 @@ absl::Status Server::Start() {
   grpc_server_ = builder.BuildAndStart();
   if (grpc_server_ == nullptr || (options_.grpc_port > 0 && grpc_port_ == 0)) {
     manager_->StopPolling();
-    return absl::UnavailableError(absl::StrCat("cannot listen for gRPC on 0.0.0.0:",
-                                               options_.grpc_port,
-                                               options_.grpc_socket_path.empty()
-                                                   ? ""
-                                                   : " / unix:" + options_.grpc_socket_path));
+    return absl::UnavailableError(absl::StrCat(
+        "cannot listen for gRPC on 0.0.0.0:", options_.grpc_port,
+        options_.grpc_socket_path.empty() ? "" : " / unix:" + options_.grpc_socket_path,
+        options_.grpc_ssl.has_value()
+            ? " (or the --ssl_config_file key and certificate are invalid)"
+            : ""));
   }
   serving_ = true;
   std::vector<std::string> listeners;
@@ -157,6 +173,9 @@ absl::Status Server::Start() {
            {{"services",
              "tensorflow.serving.PredictionService,tensorflow.serving.ModelService,"
              "grpc.health.v1.Health,tensord.v1.ModelRepository,grpc.reflection"},
+            {"tls", !options_.grpc_ssl.has_value()       ? "off"
+                    : options_.grpc_ssl->client_verify() ? "mutual"
+                                                         : "on"},
             {"grpc_max_threads", absl::StrCat(max_threads)}});
 
   if (options_.rest_port > 0) {
@@ -165,6 +184,10 @@ absl::Status Server::Start() {
     rest_options.num_threads = options_.rest_num_threads;
     rest_options.timeout_ms = options_.rest_timeout_ms;
     rest_options.metrics_path = options_.metrics_path;
+    rest_options.max_body_bytes = options_.rest_max_body_bytes;
+    rest_options.max_json_depth = options_.rest_max_json_depth;
+    rest_options.limits = options_.request_limits;
+    rest_options.ssl = options_.rest_ssl;
     RestServices services;
     services.manager = manager_.get();
     services.health = health_.get();

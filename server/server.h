@@ -13,7 +13,9 @@
 #ifndef TENSORD_SERVER_SERVER_H_
 #define TENSORD_SERVER_SERVER_H_
 
+#include <climits>
 #include <condition_variable>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -25,7 +27,9 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "server/batching/batching_options.h"
+#include "protos/serving/ssl_config.pb.h"
 #include "server/model/model_manager.h"
+#include "server/tfserving/request_limits.h"
 
 namespace grpc {
 class Server;
@@ -49,8 +53,24 @@ struct ServerOptions {
   // 0 = max(256, 4 × available CPUs); gRPC counts its polling threads against the cap too.
   int grpc_max_threads = 0;
   // Extra channel arguments (--grpc_channel_arguments); a value that parses as an integer is
-  // passed as one. Message size limits default to 2 GiB - 1 unless set here.
+  // passed as one. grpc.max_receive_message_length / grpc.max_send_message_length given here
+  // override the two sizes below.
   std::vector<std::pair<std::string, std::string>> grpc_channel_arguments;
+  // Largest gRPC message received / sent; larger ones fail RESOURCE_EXHAUSTED.
+  int grpc_max_receive_message_bytes = 256 << 20;
+  int grpc_max_send_message_bytes = INT_MAX;
+  // TLS for gRPC (--ssl_config_file): PEM key and certificate, and with client_verify a CA that
+  // client certificates must chain to. Unset = plaintext.
+  std::optional<::tensorflow::serving::SSLConfig> grpc_ssl;
+  // TLS for REST (--rest_api_ssl_config_file), same fields. Unset = plain HTTP.
+  std::optional<::tensorflow::serving::SSLConfig> rest_ssl;
+  // ModelService.HandleReloadConfigRequest: refused (PERMISSION_DENIED) when false; when
+  // management_header is "key=value", only calls carrying that metadata header are served
+  // (UNAUTHENTICATED otherwise).
+  bool enable_model_management = true;
+  std::string management_header;
+  // Bounds on one inference request's input tensors, for gRPC and REST.
+  RequestLimits request_limits;
 
   // REST on 0.0.0.0:rest_port; 0 = no REST API (and so no metrics endpoint), as TF Serving.
   int rest_port = 0;
@@ -58,6 +78,8 @@ struct ServerOptions {
   int rest_timeout_ms = 30000;
   // Prometheus exposition path on the REST port; empty = not served.
   std::string metrics_path = "/monitoring/prometheus/metrics";
+  int64_t rest_max_body_bytes = int64_t{64} << 20;
+  int rest_max_json_depth = 64;
 
   // The models to serve at startup, and where later versions of that list come from.
   std::vector<ModelConfig> models;

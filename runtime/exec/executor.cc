@@ -4,6 +4,7 @@
 #include <atomic>
 #include <deque>
 #include <map>
+#include <new>
 #include <optional>
 #include <set>
 
@@ -21,6 +22,18 @@ using ::tensorflow::GraphDef;
 using ::tensorflow::NodeDef;
 
 namespace {
+
+// Runs a kernel; an allocation that fails (shapes computed from a request can ask for any
+// size) ends the run with RESOURCE_EXHAUSTED naming the node instead of ending the process.
+absl::Status ComputeOrOutOfMemory(const OpKernel& kernel, const ::tensorflow::NodeDef& def,
+                                  OpKernelContext* ctx) {
+  try {
+    return kernel.Compute(ctx);
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "out of memory allocating a tensor in node '", def.name(), "' (", def.op(), ")"));
+  }
+}
 
 // A slot holds a value, or a reference to a variable (TF1 ref edges).
 struct Entry {
@@ -217,7 +230,7 @@ absl::StatusOr<std::unique_ptr<ExecutionPlan>> ExecutionPlan::Build(
       params.node_name = &node.def->name();
       params.num_outputs = node.num_outputs;
       OpKernelContext ctx(std::move(params));
-      TENSORD_RETURN_IF_ERROR(kernel->Compute(&ctx));
+      TENSORD_RETURN_IF_ERROR(ComputeOrOutOfMemory(*kernel, *node.def, &ctx));
       evaluated.assign(ctx.outputs().begin(), ctx.outputs().end());
       values = &evaluated;
     }
@@ -370,7 +383,7 @@ absl::Status ExecutionPlan::Compute(const Node& node, Frame* frame,
     }
   }
   OpKernelContext ctx(std::move(params));
-  TENSORD_RETURN_IF_ERROR(node.kernel->Compute(&ctx));
+  TENSORD_RETURN_IF_ERROR(ComputeOrOutOfMemory(*node.kernel, *node.def, &ctx));
   for (int o = 0; o < node.num_outputs; ++o) {
     Entry& out = frame->slots[node.first_output_slot + o];
     std::shared_ptr<Var>* ref = ctx.output_ref(o);

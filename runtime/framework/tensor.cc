@@ -1,5 +1,6 @@
 #include "runtime/framework/tensor.h"
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -35,7 +36,14 @@ size_t ElementSize(DataType dtype) {
 class HostBuffer : public TensorBuffer {
  public:
   static std::shared_ptr<HostBuffer> Create(DataType dtype, int64_t n, bool zero_numbers) {
-    size_t bytes = ElementSize(dtype) * static_cast<size_t>(n);
+    // A shape can hold up to 2^63 elements; their bytes may not fit in size_t. Decoders check
+    // sizes before they get here, so this only stops a wrapped size from becoming a small
+    // buffer that the caller then overruns.
+    const size_t element_size = ElementSize(dtype);
+    if (n < 0 || (element_size != 0 && static_cast<uint64_t>(n) > SIZE_MAX / element_size)) {
+      throw std::bad_alloc();
+    }
+    size_t bytes = element_size * static_cast<size_t>(n);
     size_t capacity = 0;
     void* data = HostAllocator::Global().Allocate(bytes, &capacity);
     if (data == nullptr) throw std::bad_alloc();

@@ -1,5 +1,9 @@
 #include "runtime/framework/tensor.h"
 
+#include <complex>
+#include <new>
+#include <string>
+
 #include "gtest/gtest.h"
 #include "runtime/framework/tensor_proto.h"
 
@@ -128,6 +132,93 @@ TEST(TensorProtoTest, HalfBitsAndStringsAndBadContent) {
   EXPECT_FALSE(TensorFromProto(bad).ok());
   bad.set_dtype(DT_VARIANT);
   EXPECT_FALSE(TensorFromProto(bad).ok());
+}
+
+::tensorflow::TensorProto FloatProto(std::initializer_list<int64_t> dims) {
+  ::tensorflow::TensorProto p;
+  p.set_dtype(DT_FLOAT);
+  for (int64_t d : dims) p.mutable_tensor_shape()->add_dim()->set_size(d);
+  return p;
+}
+
+// Regression: 2^62 floats need 2^64 bytes, which wrapped to a 0-byte buffer that the fill
+// then overran.
+TEST(TensorProtoTest, ByteCountsThatOverflowAreRejected) {
+  ::tensorflow::TensorProto p = FloatProto({int64_t{1} << 61, 2});
+  p.add_float_val(1.0f);
+  absl::Status status = TensorFromProto(p).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+  EXPECT_NE(status.message().find("too large"), std::string::npos) << status;
+  EXPECT_THROW(Tensor(DT_FLOAT, {int64_t{1} << 61, 2}), std::bad_alloc);
+}
+
+// Regression: a dim of 2^40 with one value asked the allocator for 4 TiB (std::bad_alloc out
+// of the RPC handler); now the size is checked against the bound first.
+TEST(TensorProtoTest, HugeShapesAreRefusedBeforeAllocating) {
+  ::tensorflow::TensorProto p = FloatProto({int64_t{1} << 40});
+  p.add_float_val(1.0f);
+  absl::Status status = TensorFromProto(p).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kResourceExhausted) << status;
+  EXPECT_NE(status.message().find("4398046511104 bytes"), std::string::npos) << status;
+
+  p.clear_float_val();
+  p.set_tensor_content("abcd");  // content shorter than its shape
+  status = TensorFromProto(p).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+  EXPECT_NE(status.message().find("has 4 bytes"), std::string::npos) << status;
+
+  ::tensorflow::TensorProto small = FloatProto({1000});
+  small.add_float_val(2.0f);
+  EXPECT_EQ(TensorFromProto(small, /*max_bytes=*/3999).status().code(),
+            absl::StatusCode::kResourceExhausted);
+  auto t = TensorFromProto(small, /*max_bytes=*/4000);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->data<float>()[999], 2.0f);
+}
+
+TEST(TensorProtoTest, MeasuresStringsWithTheirRepeats) {
+  ::tensorflow::TensorProto s;
+  s.set_dtype(DT_STRING);
+  s.mutable_tensor_shape()->add_dim()->set_size(1000);
+  s.add_string_val("ab");
+  s.add_string_val(std::string(1 << 20, 'x'));  // repeated for elements 2..999
+  auto size = MeasureTensorProto(s);
+  ASSERT_TRUE(size.ok()) << size.status();
+  EXPECT_EQ(size->elements, 1000);
+  EXPECT_EQ(size->longest_string, 1 << 20);
+  EXPECT_EQ(size->bytes, 1000 * static_cast<int64_t>(sizeof(std::string)) + 2 +
+                             999 * (int64_t{1} << 20));
+  EXPECT_EQ(TensorFromProto(s, /*max_bytes=*/int64_t{1} << 29).status().code(),
+            absl::StatusCode::kResourceExhausted);
+
+  s.mutable_tensor_shape()->mutable_dim(0)->set_size(int64_t{1} << 50);
+  EXPECT_EQ(MeasureTensorProto(s).status().code(), absl::StatusCode::kInvalidArgument);
+
+  ::tensorflow::TensorProto packed;  // more elements than content bytes: truncated at once
+  packed.set_dtype(DT_STRING);
+  packed.mutable_tensor_shape()->add_dim()->set_size(int64_t{1} << 40);
+  packed.set_tensor_content(std::string("\x01" "a", 2));
+  absl::Status status = MeasureTensorProto(packed).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+  EXPECT_NE(status.message().find("truncated"), std::string::npos) << status;
+  packed.mutable_tensor_shape()->mutable_dim(0)->set_size(1);
+  size = MeasureTensorProto(packed);
+  ASSERT_TRUE(size.ok()) << size.status();
+  EXPECT_EQ(size->bytes, static_cast<int64_t>(sizeof(std::string)) + 1);
+}
+
+TEST(TensorProtoTest, OddComplexValueCountsAreRejected) {
+  ::tensorflow::TensorProto p;
+  p.set_dtype(DT_COMPLEX64);
+  p.mutable_tensor_shape()->add_dim()->set_size(2);
+  p.add_scomplex_val(1);
+  p.add_scomplex_val(2);
+  p.add_scomplex_val(3);
+  EXPECT_EQ(TensorFromProto(p).status().code(), absl::StatusCode::kInvalidArgument);
+  p.add_scomplex_val(4);
+  auto t = TensorFromProto(p);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->data<std::complex<float>>()[1], std::complex<float>(3, 4));
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "google/protobuf/text_format.h"
 #include "runtime/framework/host_allocator.h"
+#include "runtime/framework/kernel_registry.h"
 #include "runtime/framework/resource.h"
 #include "runtime/graph/function_inliner.h"
 #include "runtime/graph/identity_elimination.h"
@@ -251,6 +252,26 @@ absl::StatusOr<const MetaGraphDef*> FindMetaGraph(const SavedModel& saved_model,
       ". Available tag sets: ", available.empty() ? "none" : absl::StrJoin(available, " ")));
 }
 
+namespace {
+
+// Ops of `graph` and of the function bodies its control-flow nodes run that have no
+// registered kernel, each as "Op (node N)" with the first node using it, sorted by op.
+std::vector<std::string> OpsWithoutKernels(::tensorflow::GraphDef* graph) {
+  std::map<std::string, std::string> missing;  // op -> first node
+  const auto collect = [&missing](const ::tensorflow::GraphDef& g) {
+    for (const ::tensorflow::NodeDef& node : g.node()) {
+      if (!KernelRegistry::Global().HasOp(node.op())) missing.emplace(node.op(), node.name());
+    }
+  };
+  collect(*graph);
+  RewriteFlatFunctions(graph, [&collect](::tensorflow::GraphDef* body) { collect(*body); });
+  std::vector<std::string> out;
+  for (const auto& [op, node] : missing) out.push_back(absl::StrCat(op, " (node ", node, ")"));
+  return out;
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<SavedModelBundle>> SavedModelBundle::Load(
     const std::string& export_dir, const LoadOptions& options) {
   absl::StatusOr<std::unique_ptr<SavedModelBundle>> bundle = LoadAndOptimize(export_dir, options);
@@ -371,6 +392,15 @@ absl::StatusOr<std::unique_ptr<SavedModelBundle>> SavedModelBundle::LoadAndOptim
     TENSORD_ASSIGN_OR_RETURN(
         bundle->session_, NewSession(::tensorflow::GraphDef(graph) /* a copy off the arena */,
                                      options.session, resources, std::move(optimized.constants)));
+  }
+  // A missing kernel would otherwise surface only when a request reaches the node. Only the
+  // optimised graph is cut to what the signatures run; the plain one keeps the save ops.
+  const std::vector<std::string> missing =
+      options.optimize ? OpsWithoutKernels(&graph) : std::vector<std::string>();
+  if (!missing.empty()) {
+    return absl::UnimplementedError(
+        absl::StrCat("model ", export_dir, " uses ops that tensord has no kernel for: ",
+                     absl::StrJoin(missing, ", ")));
   }
   // Serving needs the signatures and their inputs' dtypes; the graph now lives on, optimised,
   // in the session.

@@ -222,8 +222,15 @@ class Parser {
         ++column;
       }
     }
-    return absl::InvalidArgumentError(
-        absl::StrFormat("invalid JSON at line %d column %d: %s", line, column, error_));
+    const std::string message =
+        absl::StrFormat("invalid JSON at line %d column %d: %s", line, column, error_);
+    return too_deep_ ? absl::ResourceExhaustedError(message)
+                     : absl::InvalidArgumentError(message);
+  }
+
+  bool TooDeep() {
+    if (error_.empty()) too_deep_ = true;
+    return Fail(absl::StrFormat("nesting deeper than %d levels", options_.max_depth));
   }
 
   bool Consume(std::string_view word) {
@@ -394,7 +401,7 @@ class Parser {
   }
 
   bool ParseArray(Value* out, int depth) {
-    if (depth >= options_.max_depth) return Fail("nesting too deep");
+    if (depth >= options_.max_depth) return TooDeep();
     ++pos_;  // [
     *out = Value::Array();
     SkipSpace();
@@ -421,7 +428,7 @@ class Parser {
   }
 
   bool ParseObject(Value* out, int depth) {
-    if (depth >= options_.max_depth) return Fail("nesting too deep");
+    if (depth >= options_.max_depth) return TooDeep();
     ++pos_;  // {
     *out = Value::Object();
     SkipSpace();
@@ -460,6 +467,7 @@ class Parser {
   size_t pos_ = 0;
   std::string error_;
   size_t error_pos_ = 0;
+  bool too_deep_ = false;  // the first error was the nesting limit
 };
 
 }  // namespace

@@ -88,7 +88,8 @@ struct ParseOptions {
   int max_depth = 512;        // nesting limit (guards the recursive parser)
 };
 
-// Parses one JSON text (surrounding whitespace allowed). Errors name the line and column.
+// Parses one JSON text (surrounding whitespace allowed). Errors name the line and column; they
+// are INVALID_ARGUMENT, except RESOURCE_EXHAUSTED for nesting deeper than max_depth.
 absl::StatusOr<Value> Parse(std::string_view text, const ParseOptions& options = {});
 
 // Serialises `value`. indent < 0: one line ({"a": [1, 2]}); indent >= 0: one object member or

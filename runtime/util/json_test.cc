@@ -96,9 +96,12 @@ TEST(JsonTest, DepthLimit) {
   ParseOptions options;
   options.max_depth = 3;
   EXPECT_TRUE(Parse("[[[1]]]", options).ok());
-  EXPECT_NE(ParseError("[[[[1]]]]", options).find("nesting too deep"), std::string::npos);
+  EXPECT_NE(ParseError("[[[[1]]]]", options).find("nesting deeper than 3 levels"),
+            std::string::npos);
+  EXPECT_EQ(Parse("[[[[1]]]]", options).status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(Parse("[[[1,]]]", options).status().code(), absl::StatusCode::kInvalidArgument);
   // The default limit stops runaway recursion long before the stack would overflow.
-  EXPECT_NE(ParseError(std::string(100000, '[')).find("nesting too deep"), std::string::npos);
+  EXPECT_NE(ParseError(std::string(100000, '[')).find("nesting deeper than"), std::string::npos);
 }
 
 TEST(JsonTest, IntegerConversions) {

@@ -481,4 +481,9 @@ std::vector<std::string> ModelManager::ModelNames() const {
   return names;
 }
 
+bool ModelManager::HasModel(const std::string& name) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return models_.count(name) != 0;
+}
+
 }  // namespace tensord

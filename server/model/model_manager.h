@@ -151,6 +151,9 @@ class ModelManager {
 
   // Names of the configured models, sorted.
   std::vector<std::string> ModelNames() const;
+  // True for a model configured now or earlier (still visible in GetVersionStatus); the names
+  // a client can make this true for are bounded by the configs.
+  bool HasModel(const std::string& name) const;
 
  private:
   struct VersionEntry {

@@ -1,5 +1,7 @@
 #include "server/rest/http_status.h"
 
+#include "server/status/request_too_large.h"
+
 namespace tensord {
 
 int HttpStatusFromCode(absl::StatusCode code) {
@@ -20,6 +22,10 @@ int HttpStatusFromCode(absl::StatusCode code) {
     case absl::StatusCode::kUnavailable: return 503;
     default: return 500;
   }
+}
+
+int HttpStatusFor(const absl::Status& status) {
+  return IsRequestTooLarge(status) ? 413 : HttpStatusFromCode(status.code());
 }
 
 }  // namespace tensord

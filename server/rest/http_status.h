@@ -10,6 +10,9 @@ namespace tensord {
 // UNIMPLEMENTED→501, UNAVAILABLE→503, DEADLINE_EXCEEDED→504, ... other codes→500.
 int HttpStatusFromCode(absl::StatusCode code);
 
+// As HttpStatusFromCode, except that a request over a size limit (IsRequestTooLarge) is 413.
+int HttpStatusFor(const absl::Status& status);
+
 }  // namespace tensord
 
 #endif  // TENSORD_SERVER_REST_HTTP_STATUS_H_

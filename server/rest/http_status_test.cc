@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "server/status/request_too_large.h"
+
 namespace tensord {
 namespace {
 
@@ -16,6 +18,12 @@ TEST(HttpStatusTest, MapsCodes) {
   EXPECT_EQ(HttpStatusFromCode(absl::StatusCode::kResourceExhausted), 429);
   EXPECT_EQ(HttpStatusFromCode(absl::StatusCode::kInternal), 500);
   EXPECT_EQ(HttpStatusFromCode(absl::StatusCode::kDataLoss), 500);
+}
+
+TEST(HttpStatusTest, SizeLimitsAre413AndOverloadIs429) {
+  EXPECT_EQ(HttpStatusFor(RequestTooLargeError("over --max_request_tensor_bytes")), 413);
+  EXPECT_EQ(HttpStatusFor(absl::ResourceExhaustedError("queue full")), 429);
+  EXPECT_EQ(HttpStatusFor(absl::NotFoundError("m")), 404);
 }
 
 }  // namespace

@@ -1,19 +1,24 @@
 #include "server/rest/rest_api.h"
 
 #include <httplib.h>
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
 
 #include <chrono>
 #include <regex>
 #include <utility>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "google/protobuf/util/json_util.h"
 #include "runtime/util/example_json.h"
 #include "runtime/util/json.h"
-#include "google/protobuf/util/json_util.h"
+#include "runtime/util/status_macros.h"
 #include "server/rest/http_status.h"
 #include "server/rest/json_tensor.h"
-#include "runtime/util/status_macros.h"
+#include "server/status/request_too_large.h"
 #include "server/tfserving/handlers.h"
 #include "server/tfserving/request_metrics.h"
 
@@ -26,7 +31,7 @@ RestResponse ErrorResponse(const absl::Status& status) {
   std::string body = "{ \"error\": ";
   json::AppendQuoted(std::string(status.message()), &body);
   body += " }";
-  return {HttpStatusFromCode(status.code()), std::move(body)};
+  return {HttpStatusFor(status), std::move(body)};
 }
 
 RestResponse JsonResponse(const json::Value& value) { return {200, json::Write(value, 4)}; }
@@ -54,8 +59,14 @@ serving::ModelSpec ToModelSpec(const PathSpec& p) {
   return spec;
 }
 
-absl::StatusOr<json::Value> ParseBody(const std::string& body) {
-  absl::StatusOr<json::Value> v = json::Parse(body);
+absl::StatusOr<json::Value> ParseBody(const std::string& body, int max_depth) {
+  json::ParseOptions options;
+  options.max_depth = max_depth;
+  absl::StatusOr<json::Value> v = json::Parse(body, options);
+  if (v.status().code() == absl::StatusCode::kResourceExhausted) {
+    return RequestTooLargeError(absl::StrCat("JSON body nests deeper than the limit of ", max_depth,
+                                             " (--rest_api_max_json_depth)"));
+  }
   if (!v.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat("JSON Parse error: ", v.status().message()));
@@ -136,8 +147,9 @@ RestResponse Metadata(const ModelManager& manager, const PathSpec& p) {
 }
 
 absl::StatusOr<json::Value> Predict(const ModelManager& manager, const PathSpec& p,
-                                    const std::string& text, RequestContext* context) {
-  TENSORD_ASSIGN_OR_RETURN(json::Value body, ParseBody(text));
+                                    const std::string& text, int max_depth,
+                                    RequestContext* context) {
+  TENSORD_ASSIGN_OR_RETURN(json::Value body, ParseBody(text, max_depth));
   TENSORD_ASSIGN_OR_RETURN(std::string signature_name, SignatureNameOf(body));
   serving::PredictRequest request;
   *request.mutable_model_spec() = ToModelSpec(p);
@@ -170,9 +182,10 @@ absl::StatusOr<json::Value> Predict(const ModelManager& manager, const PathSpec&
 
 template <typename Request, typename Response, typename Handler, typename ToJson>
 absl::StatusOr<json::Value> ExampleMethod(const ModelManager& manager, const PathSpec& p,
-                                          const std::string& text, RequestContext* context,
-                                          int64_t* examples, Handler handler, ToJson to_json) {
-  TENSORD_ASSIGN_OR_RETURN(json::Value body, ParseBody(text));
+                                          const std::string& text, int max_depth,
+                                          RequestContext* context, int64_t* examples,
+                                          Handler handler, ToJson to_json) {
+  TENSORD_ASSIGN_OR_RETURN(json::Value body, ParseBody(text, max_depth));
   TENSORD_ASSIGN_OR_RETURN(std::string signature_name, SignatureNameOf(body));
   Request request;
   *request.mutable_model_spec() = ToModelSpec(p);
@@ -202,6 +215,61 @@ RestResponse Readiness(const ServerHealth* health, const std::string& model) {
   return r;
 }
 
+// OpenSSL objects from inline PEM text; null when the text holds none.
+struct BioDeleter {
+  void operator()(BIO* bio) const { BIO_free(bio); }
+};
+std::unique_ptr<BIO, BioDeleter> PemBio(const std::string& pem) {
+  return std::unique_ptr<BIO, BioDeleter>(
+      BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
+}
+
+// An HTTPS server for `ssl`, or INVALID_ARGUMENT naming the field that does not parse.
+absl::StatusOr<std::unique_ptr<httplib::Server>> MakeSslServer(
+    const ::tensorflow::serving::SSLConfig& ssl) {
+  auto cert_bio = PemBio(ssl.server_cert());
+  X509* cert = PEM_read_bio_X509(cert_bio.get(), nullptr, nullptr, nullptr);
+  auto key_bio = PemBio(ssl.server_key());
+  EVP_PKEY* key = PEM_read_bio_PrivateKey(key_bio.get(), nullptr, nullptr, nullptr);
+  X509_STORE* client_cas = nullptr;
+  absl::Status status;
+  if (cert == nullptr) {
+    status = absl::InvalidArgumentError("REST TLS: server_cert is not a PEM certificate");
+  } else if (key == nullptr) {
+    status = absl::InvalidArgumentError("REST TLS: server_key is not a PEM private key");
+  }
+  if (status.ok() && ssl.client_verify()) {
+    client_cas = X509_STORE_new();
+    auto ca_bio = PemBio(ssl.custom_ca());
+    int added = 0;
+    while (X509* ca = PEM_read_bio_X509(ca_bio.get(), nullptr, nullptr, nullptr)) {
+      added += X509_STORE_add_cert(client_cas, ca);
+      X509_free(ca);
+    }
+    ERR_clear_error();  // the loop ends on "no start line"
+    if (added == 0) {
+      status = absl::InvalidArgumentError(
+          "REST TLS: client_verify needs custom_ca with at least one PEM certificate");
+    }
+  }
+  std::unique_ptr<httplib::Server> server;
+  if (status.ok()) {
+    // The server takes the CA store; it references the certificate and key itself.
+    auto https = std::make_unique<httplib::SSLServer>(cert, key, client_cas);
+    client_cas = nullptr;
+    if (!https->is_valid()) {
+      status = absl::InvalidArgumentError(
+          "REST TLS: server_key does not match server_cert, or they are unusable");
+    }
+    server = std::move(https);
+  }
+  if (client_cas != nullptr) X509_STORE_free(client_cas);
+  X509_free(cert);
+  EVP_PKEY_free(key);
+  if (!status.ok()) return status;
+  return server;
+}
+
 }  // namespace
 
 RestResponse RestApi::Dispatch(const std::string& method, const std::string& path,
@@ -224,20 +292,23 @@ RestResponse RestApi::Dispatch(const std::string& method, const std::string& pat
     std::string verb = p.suffix;
     for (char& c : verb) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     const char* api = verb == "predict" ? "Predict" : verb == "classify" ? "Classify" : "Regress";
-    RequestMetrics request_metrics(services_.metrics, api, Protocol::kRest, p.name);
+    RequestMetrics request_metrics(services_.metrics, api, Protocol::kRest, p.name, &manager);
     const CancellationToken token(absl::Now() + absl::Milliseconds(options_.timeout_ms));
     RequestContext context;
     context.cancellation = &token;
+    context.limits = &options_.limits;
+    const int depth = options_.max_json_depth;
     int64_t examples = -1;
     absl::StatusOr<json::Value> result;
     if (verb == "predict") {
-      result = Predict(manager, p, body, &context);
+      result = Predict(manager, p, body, depth, &context);
     } else if (verb == "classify") {
       result = ExampleMethod<serving::ClassificationRequest, serving::ClassificationResponse>(
-          manager, p, body, &context, &examples, &HandleClassify, ClassificationResultToJson);
+          manager, p, body, depth, &context, &examples, &HandleClassify,
+          ClassificationResultToJson);
     } else {
       result = ExampleMethod<serving::RegressionRequest, serving::RegressionResponse>(
-          manager, p, body, &context, &examples, &HandleRegress, RegressionResultToJson);
+          manager, p, body, depth, &context, &examples, &HandleRegress, RegressionResultToJson);
     }
     RestResponse response = result.ok() ? JsonResponse(*result) : ErrorResponse(result.status());
     request_metrics.Finish(result.status(), context, body.size(), response.body.size(),
@@ -278,7 +349,12 @@ RestApi::~RestApi() { Stop(); }
 
 absl::Status RestApi::Start() {
   if (server_ != nullptr) return absl::FailedPreconditionError("RestApi already started");
-  auto server = std::make_unique<httplib::Server>();
+  std::unique_ptr<httplib::Server> server;
+  if (options_.ssl.has_value()) {
+    TENSORD_ASSIGN_OR_RETURN(server, MakeSslServer(*options_.ssl));
+  } else {
+    server = std::make_unique<httplib::Server>();
+  }
   int threads = options_.num_threads;
   if (threads <= 0) threads = 4 * std::max(1u, std::thread::hardware_concurrency());
   server->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
@@ -292,17 +368,54 @@ absl::Status RestApi::Start() {
     int yes = 1;
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, reinterpret_cast<const void*>(&yes), sizeof(yes));
   });
-  auto handle = [this](const httplib::Request& req, httplib::Response& res) {
-    RestResponse r = Dispatch(req.method, req.path, req.body);
+  auto respond = [](const RestResponse& r, httplib::Response& res) {
     res.status = r.http_status;
-    res.set_content(r.body, r.content_type.c_str());
+    // httplib compresses bodies of exactly "application/json" for clients that accept br or
+    // gzip, at a cost of CPU-seconds per megabyte; the charset form of the same type opts out.
+    res.set_content(r.body, r.content_type == "application/json" ? "application/json; charset=utf-8"
+                                                                 : r.content_type.c_str());
+  };
+  auto handle = [this, respond](const httplib::Request& req, httplib::Response& res) {
+    respond(Dispatch(req.method, req.path, req.body), res);
+  };
+  // Bodies are read here rather than by httplib, which caps form-encoded ones (curl -d's
+  // default type) at 8 KB and has no per-request limit with a message.
+  auto handle_with_body = [this, respond](const httplib::Request& req, httplib::Response& res,
+                                          const httplib::ContentReader& read) {
+    const absl::Status too_large = RequestTooLargeError(
+        absl::StrCat("request body is larger than the limit of ", options_.max_body_bytes,
+                     " bytes (--rest_api_max_body_bytes)"));
+    uint64_t declared = 0;
+    if (req.has_header("Content-Length") &&
+        (!absl::SimpleAtoi(req.get_header_value("Content-Length"), &declared) ||
+         declared > static_cast<uint64_t>(options_.max_body_bytes))) {
+      res.set_header("Connection", "close");  // the unread body must not be taken as a request
+      respond(ErrorResponse(too_large), res);
+      return;
+    }
+    std::string body;
+    body.reserve(declared);
+    const bool complete = read([&](const char* data, size_t length) {
+      if (body.size() + length > static_cast<uint64_t>(options_.max_body_bytes)) return false;
+      body.append(data, length);
+      return true;
+    });
+    if (!complete) {
+      res.set_header("Connection", "close");
+      respond(ErrorResponse(body.size() >= static_cast<uint64_t>(options_.max_body_bytes)
+                                ? too_large
+                                : absl::InvalidArgumentError("request body could not be read")),
+              res);
+      return;
+    }
+    respond(Dispatch(req.method, req.path, body), res);
   };
   // Every path goes through Dispatch, so unknown ones get the JSON error body too.
   server->Get(".*", handle);
-  server->Post(".*", handle);
-  server->Put(".*", handle);
+  server->Post(".*", handle_with_body);
+  server->Put(".*", handle_with_body);
   server->Delete(".*", handle);
-  server->Patch(".*", handle);
+  server->Patch(".*", handle_with_body);
 
   int port = options_.port;
   if (port == 0) {

@@ -11,7 +11,9 @@
 //   GET  /v2/models/<name>/ready                                 200 / 503 / 404 for one model
 //   GET  <options.metrics_path>                                  Prometheus text exposition
 //
-// Errors are {"error": "<message>"} with the HTTP status of HttpStatusFromCode. Inference calls
+// Errors are {"error": "<message>"} with the HTTP status of HttpStatusFor (a request over a size
+// limit is 413). JSON bodies are read whatever their Content-Type says, as TF Serving does (curl
+// -d sends application/x-www-form-urlencoded), up to options.max_body_bytes. Inference calls
 // run with a deadline of options.timeout_ms (TF Serving's RunOptions.timeout_in_ms for REST) and
 // are recorded in the request metrics.
 //
@@ -23,14 +25,18 @@
 #define TENSORD_SERVER_REST_REST_API_H_
 
 #include <atomic>
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 
 #include "absl/status/status.h"
+#include "protos/serving/ssl_config.pb.h"
 #include "server/health/health_service.h"
 #include "server/metrics/serving_metrics.h"
 #include "server/model/model_manager.h"
+#include "server/tfserving/request_limits.h"
 
 namespace httplib {
 class Server;
@@ -46,6 +52,15 @@ struct RestApiOptions {
   // Where the Prometheus exposition is served (TF Serving's MonitoringConfig path); empty = not
   // served.
   std::string metrics_path = "/monitoring/prometheus/metrics";
+  // Largest request body; larger ones get 413 before they are read (--rest_api_max_body_bytes).
+  int64_t max_body_bytes = int64_t{64} << 20;
+  // Deepest nesting of arrays and objects in a JSON body (--rest_api_max_json_depth).
+  int max_json_depth = 64;
+  // Bounds on the decoded input tensors of one request.
+  RequestLimits limits;
+  // HTTPS with this key and certificate (PEM); with client_verify, clients must present a
+  // certificate that chains to custom_ca (mutual TLS). Unset = plain HTTP.
+  std::optional<::tensorflow::serving::SSLConfig> ssl;
 };
 
 // What the API serves from. Not owned; everything must outlive the RestApi.
@@ -71,7 +86,8 @@ class RestApi {
   RestApi& operator=(const RestApi&) = delete;
 
   // Binds the port and serves on background threads. UNAVAILABLE when the port cannot be
-  // bound; FAILED_PRECONDITION when already started.
+  // bound; INVALID_ARGUMENT for unusable TLS keys or certificates; FAILED_PRECONDITION when
+  // already started.
   absl::Status Start();
   // Stops accepting, finishes in-flight requests and joins the threads. Idempotent.
   void Stop();

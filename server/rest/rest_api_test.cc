@@ -52,16 +52,20 @@ class RestApiTest : public ::testing::Test {
   };
 
   static Reply Call(const std::string& method, const std::string& path,
-                    const std::string& body = "") {
-    httplib::Client client("127.0.0.1", rest_->port());
+                    const std::string& body = "", const RestApi* api = nullptr,
+                    const char* content_type = "application/json") {
+    httplib::Client client("127.0.0.1", (api != nullptr ? api : rest_)->port());
+    // Asks for brotli: the server must answer uncompressed, not spend CPU-seconds on it.
+    httplib::Headers headers = {{"Accept-Encoding", "br, gzip"}};
     httplib::Result r = method == "GET"
-                            ? client.Get(path.c_str())
-                            : client.Post(path.c_str(), body, "application/json");
+                            ? client.Get(path.c_str(), headers)
+                            : client.Post(path.c_str(), headers, body, content_type);
     Reply reply;
     EXPECT_TRUE(r) << method << " " << path << ": " << httplib::to_string(r.error());
     if (!r) return reply;
     reply.status = r->status;
-    EXPECT_EQ(r->get_header_value("Content-Type"), "application/json");
+    EXPECT_EQ(r->get_header_value("Content-Type"), "application/json; charset=utf-8");
+    EXPECT_FALSE(r->has_header("Content-Encoding"));
     absl::StatusOr<json::Value> v = json::Parse(r->body);
     EXPECT_TRUE(v.ok()) << v.status() << "\n" << r->body;
     if (v.ok()) reply.body = *v;
@@ -137,6 +141,46 @@ TEST_F(RestApiTest, PredictRowFormat) {
   r = Call("POST", "/v1/models/mlp/versions/7:predict", json::Write(body));
   ASSERT_EQ(r.status, 200) << json::Write(r.body);
   ExpectMatches(*r.body.Find("predictions"), expected, cols);
+}
+
+// Regression: curl -d sends application/x-www-form-urlencoded, which httplib refused with 413
+// above 8 KB; TF Serving reads JSON whatever the content type says.
+TEST_F(RestApiTest, FormEncodedJsonBodiesOfAnySizeArePredicted) {
+  json::Value rows;
+  std::vector<float> expected;
+  int64_t cols = 0;
+  Golden(&rows, &expected, &cols);
+  json::Value body = json::Value::Object();
+  body.Set("instances", rows);
+  std::string text = json::Write(body);
+  text.append(16 << 10, ' ');  // past the 8 KB form limit
+  Reply r = Call("POST", "/v1/models/mlp:predict", text, nullptr,
+                 "application/x-www-form-urlencoded");
+  ASSERT_EQ(r.status, 200) << json::Write(r.body);
+  ExpectMatches(*r.body.Find("predictions"), expected, cols);
+}
+
+TEST_F(RestApiTest, SizeLimitsAnswer413NamingTheFlag) {
+  RestApiOptions options{.host = "127.0.0.1", .port = 0, .num_threads = 2};
+  options.max_body_bytes = 4096;
+  options.max_json_depth = 4;
+  options.limits.max_tensor_elements = 15;  // one row of the MLP has 16
+  RestApi small(options, {.manager = manager_});
+  ASSERT_TRUE(small.Start().ok());
+  const auto expect_413 = [&](const std::string& body, const std::string& flag) {
+    Reply r = Call("POST", "/v1/models/mlp:predict", body, &small);
+    EXPECT_EQ(r.status, 413) << json::Write(r.body);
+    const json::Value* error = r.body.Find("error");
+    ASSERT_NE(error, nullptr);
+    EXPECT_NE(error->string_value().find(flag), std::string::npos) << error->string_value();
+  };
+  expect_413(std::string(5000, ' '), "--rest_api_max_body_bytes");
+  expect_413(R"({"instances": [[[[[1]]]]]})", "--rest_api_max_json_depth");
+  expect_413(R"({"instances": [[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15]]})",
+             "--max_request_tensor_elements");
+  // The server keeps serving what fits.
+  Reply ok = Call("GET", "/v1/models/mlp", "", &small);
+  EXPECT_EQ(ok.status, 200);
 }
 
 TEST_F(RestApiTest, PredictColumnarFormat) {

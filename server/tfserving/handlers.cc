@@ -14,6 +14,7 @@
 #include "runtime/framework/types.h"
 #include "runtime/saved_model/loader.h"
 #include "runtime/util/status_macros.h"
+#include "server/tfserving/request_limits.h"
 
 namespace tensord {
 
@@ -450,17 +451,17 @@ absl::Status PredictOn(const ServableHandle& handle, const serving::PredictReque
     return absl::FailedPreconditionError(
         absl::StrCat("Serving signature key \"", signature_name, "\" not found."));
   }
+  RequestBudget budget(ctx.limits != nullptr ? *ctx.limits : RequestLimits());
+  TENSORD_RETURN_IF_ERROR(budget.CheckInputCount(request.inputs_size()));
   if (absl::Status s = CheckInputAliases(request, sig_it->second); !s.ok()) return s;
   if (absl::Status s = CheckOutputFilter(request, sig_it->second); !s.ok()) return s;
 
   std::map<std::string, Tensor> inputs;
   for (const auto& [alias, proto] : request.inputs()) {
-    absl::StatusOr<Tensor> tensor = TensorFromProto(proto);
-    if (!tensor.ok()) {
-      return absl::Status(tensor.status().code(),
-                          absl::StrCat("input ", alias, ": ", tensor.status().message()));
-    }
-    inputs.emplace(alias, *std::move(tensor));
+    TENSORD_ASSIGN_OR_RETURN(
+        Tensor tensor,
+        budget.Decode(alias, proto, sig_it->second.inputs().at(alias), signature_name));
+    inputs.emplace(alias, std::move(tensor));
   }
   std::vector<std::string> output_filter(request.output_filter().begin(),
                                          request.output_filter().end());

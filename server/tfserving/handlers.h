@@ -23,6 +23,7 @@
 #include "protos/serving/predict.pb.h"
 #include "protos/serving/regression.pb.h"
 #include "server/model/model_manager.h"
+#include "server/tfserving/request_limits.h"
 
 namespace tensord {
 
@@ -30,6 +31,8 @@ namespace tensord {
 struct RequestContext {
   // Stops the run early when it fires; null = never. Not owned.
   const CancellationToken* cancellation = nullptr;
+  // Bounds on the request's input tensors; null = RequestLimits' defaults. Not owned.
+  const RequestLimits* limits = nullptr;
   // Filled in by the handler as far as it got (version -1 = not resolved).
   std::string model;
   int64_t version = -1;

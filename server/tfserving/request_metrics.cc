@@ -7,11 +7,11 @@
 namespace tensord {
 
 RequestMetrics::RequestMetrics(ServingMetrics* metrics, std::string method, Protocol protocol,
-                               std::string model)
+                               const std::string& model, const ModelManager* manager)
     : metrics_(metrics),
       method_(std::move(method)),
       protocol_(protocol),
-      model_(std::move(model)),
+      model_(manager == nullptr || manager->HasModel(model) ? model : kUnknownModelLabel),
       start_(absl::Now()) {
   if (metrics_ != nullptr) metrics_->requests_in_flight->Add({model_, method_}, 1);
 }
@@ -25,7 +25,7 @@ void RequestMetrics::Finish(const absl::Status& status, const RequestContext& co
   if (metrics_ == nullptr) return;
   const absl::Duration took = absl::Now() - start_;
   const std::string code = absl::StatusCodeToString(status.code());
-  const std::string model = context.model.empty() ? model_ : context.model;
+  const std::string model = context.version >= 0 ? context.model : model_;
   const std::string version = context.version >= 0 ? absl::StrCat(context.version) : "";
   const bool rest = protocol_ == Protocol::kRest;
 

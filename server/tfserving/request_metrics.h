@@ -22,12 +22,17 @@ namespace tensord {
 
 enum class Protocol { kGrpc, kRest };
 
+// The model_name label of requests for models the server does not have.
+inline constexpr char kUnknownModelLabel[] = "<unknown>";
+
 class RequestMetrics {
  public:
   // `method`: the API method as gRPC names it ("Predict", "Classify", "Regress",
-  // "MultiInference", "GetModelMetadata", "GetModelStatus"). `model`: the name in the request.
+  // "MultiInference", "GetModelMetadata", "GetModelStatus"). `model`: the name in the request,
+  // recorded as kUnknownModelLabel unless `manager` (may be null: any name) has that model, so
+  // clients cannot add label values, and series, without bound.
   RequestMetrics(ServingMetrics* metrics, std::string method, Protocol protocol,
-                 std::string model);
+                 const std::string& model, const ModelManager* manager);
   ~RequestMetrics();
   RequestMetrics(const RequestMetrics&) = delete;
   RequestMetrics& operator=(const RequestMetrics&) = delete;

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 namespace tensord {
 namespace {
 
@@ -14,7 +16,7 @@ TEST(RequestMetricsTest, RecordsTfServingAndOwnFamilies) {
   context.signature = "serving_default";
   context.runtime = absl::Milliseconds(2);
   {
-    RequestMetrics request(&metrics, "Classify", Protocol::kRest, "m");
+    RequestMetrics request(&metrics, "Classify", Protocol::kRest, "m", /*manager=*/nullptr);
     EXPECT_EQ(metrics.requests_in_flight->Value({"m", "Classify"}), 1);
     request.Finish(absl::OkStatus(), context, 100, 40, /*examples=*/5);
   }
@@ -33,8 +35,9 @@ TEST(RequestMetricsTest, FailuresCountButHaveNoTfLatency) {
   MetricRegistry registry;
   ServingMetrics metrics(&registry);
   RequestContext unresolved;  // the lookup failed: no version, no runtime
+  unresolved.model = "nope";
   {
-    RequestMetrics request(&metrics, "Predict", Protocol::kGrpc, "nope");
+    RequestMetrics request(&metrics, "Predict", Protocol::kGrpc, "nope", nullptr);
     request.Finish(absl::NotFoundError("no such model"), unresolved, 10, 0);
   }
   EXPECT_EQ(metrics.request_count->Value({"nope", "NOT_FOUND"}), 1);
@@ -44,8 +47,26 @@ TEST(RequestMetricsTest, FailuresCountButHaveNoTfLatency) {
   EXPECT_EQ(metrics.request_duration->Count({"nope", "", "", "Predict", "grpc"}), 1);
 }
 
+// Regression: every unknown name a client sent added series for good.
+TEST(RequestMetricsTest, UnknownModelsShareOneLabel) {
+  MetricRegistry registry;
+  ServingMetrics metrics(&registry);
+  ModelManager manager;  // has no models
+  for (int i = 0; i < 100; ++i) {
+    const std::string name = "probe" + std::to_string(i);
+    RequestContext unresolved;
+    unresolved.model = name;
+    RequestMetrics request(&metrics, "Predict", Protocol::kGrpc, name, &manager);
+    EXPECT_EQ(metrics.requests_in_flight->Value({kUnknownModelLabel, "Predict"}), 1);
+    request.Finish(absl::NotFoundError("no such model"), unresolved, 10, 0);
+  }
+  EXPECT_EQ(metrics.request_count->Value({kUnknownModelLabel, "NOT_FOUND"}), 100);
+  EXPECT_EQ(metrics.request_count->Value({"probe7", "NOT_FOUND"}), 0);
+  EXPECT_EQ(registry.ExportPrometheus().find("probe"), std::string::npos);
+}
+
 TEST(RequestMetricsTest, NullMetricsRecordNothing) {
-  RequestMetrics request(nullptr, "Predict", Protocol::kGrpc, "m");
+  RequestMetrics request(nullptr, "Predict", Protocol::kGrpc, "m", nullptr);
   request.Finish(absl::OkStatus(), RequestContext(), 1, 1);
 }
 

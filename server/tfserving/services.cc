@@ -1,8 +1,12 @@
 #include "server/tfserving/services.h"
 
 #include <chrono>
+#include <string>
+#include <utility>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/clock.h"
 #include "server/model/model_config_proto.h"
 #include "server/status/grpc_status.h"
@@ -24,21 +28,35 @@ CancellationToken TokenFor(grpc::ServerContext* context) {
   return CancellationToken(until, [context]() { return context->IsCancelled(); });
 }
 
+// "key=value" -> (key, value).
+std::pair<std::string, std::string> SplitHeader(const std::string& header) {
+  const size_t eq = header.find('=');
+  return {header.substr(0, eq), eq == std::string::npos ? "" : header.substr(eq + 1)};
+}
+
 int64_t ExampleCount(const serving::Input& input) {
   return input.has_example_list_with_context()
              ? input.example_list_with_context().examples_size()
              : input.example_list().examples_size();
 }
 
+// What every inference RPC is served with.
+struct ServeEnv {
+  const ModelManager* manager;
+  ServingMetrics* metrics;
+  const RequestLimits* limits;
+};
+
 // Runs `handle` for one inference RPC with the client's deadline, and records its metrics.
 template <typename Request, typename Response, typename Handler>
-grpc::Status Serve(ServingMetrics* metrics, const char* method, const std::string& model,
+grpc::Status Serve(const ServeEnv& env, const char* method, const std::string& model,
                    grpc::ServerContext* context, const Request& request, Response* response,
                    int64_t examples, Handler handle) {
-  RequestMetrics request_metrics(metrics, method, Protocol::kGrpc, model);
+  RequestMetrics request_metrics(env.metrics, method, Protocol::kGrpc, model, env.manager);
   const CancellationToken token = TokenFor(context);
   RequestContext request_context;
   request_context.cancellation = &token;
+  request_context.limits = env.limits;
   absl::Status status = token.Check();
   if (status.ok()) status = handle(&request_context);
   request_metrics.Finish(status, request_context, request.ByteSizeLong(),
@@ -51,8 +69,8 @@ grpc::Status Serve(ServingMetrics* metrics, const char* method, const std::strin
 grpc::Status PredictionServiceImpl::Predict(grpc::ServerContext* context,
                                             const serving::PredictRequest* request,
                                             serving::PredictResponse* response) {
-  return Serve(metrics_, "Predict", request->model_spec().name(), context, *request, response,
-               -1, [&](RequestContext* rc) {
+  return Serve({manager_, metrics_, &limits_}, "Predict", request->model_spec().name(), context,
+               *request, response, -1, [&](RequestContext* rc) {
                  return HandlePredict(*manager_, *request, response, rc);
                });
 }
@@ -66,8 +84,8 @@ grpc::Status PredictionServiceImpl::GetModelMetadata(
 grpc::Status PredictionServiceImpl::Classify(grpc::ServerContext* context,
                                              const serving::ClassificationRequest* request,
                                              serving::ClassificationResponse* response) {
-  return Serve(metrics_, "Classify", request->model_spec().name(), context, *request, response,
-               ExampleCount(request->input()), [&](RequestContext* rc) {
+  return Serve({manager_, metrics_, &limits_}, "Classify", request->model_spec().name(), context,
+               *request, response, ExampleCount(request->input()), [&](RequestContext* rc) {
                  return HandleClassify(*manager_, *request, response, rc);
                });
 }
@@ -75,8 +93,8 @@ grpc::Status PredictionServiceImpl::Classify(grpc::ServerContext* context,
 grpc::Status PredictionServiceImpl::Regress(grpc::ServerContext* context,
                                             const serving::RegressionRequest* request,
                                             serving::RegressionResponse* response) {
-  return Serve(metrics_, "Regress", request->model_spec().name(), context, *request, response,
-               ExampleCount(request->input()), [&](RequestContext* rc) {
+  return Serve({manager_, metrics_, &limits_}, "Regress", request->model_spec().name(), context,
+               *request, response, ExampleCount(request->input()), [&](RequestContext* rc) {
                  return HandleRegress(*manager_, *request, response, rc);
                });
 }
@@ -86,7 +104,7 @@ grpc::Status PredictionServiceImpl::MultiInference(grpc::ServerContext* context,
                                                    serving::MultiInferenceResponse* response) {
   const std::string model =
       request->tasks_size() > 0 ? request->tasks(0).model_spec().name() : std::string();
-  return Serve(metrics_, "MultiInference", model, context, *request, response,
+  return Serve({manager_, metrics_, &limits_}, "MultiInference", model, context, *request, response,
                ExampleCount(request->input()), [&](RequestContext* rc) {
                  return HandleMultiInference(*manager_, *request, response, rc);
                });
@@ -98,9 +116,26 @@ grpc::Status ModelServiceImpl::GetModelStatus(grpc::ServerContext*,
   return ToGrpcStatus(HandleGetModelStatus(*manager_, *request, response));
 }
 
+grpc::Status ModelServiceImpl::CheckManagementAccess(const grpc::ServerContext& context) const {
+  if (!access_.enabled) {
+    return ToGrpcStatus(absl::PermissionDeniedError(
+        "model management is disabled on this server (--enable_model_management=false)"));
+  }
+  if (access_.required_header.empty()) return grpc::Status::OK;
+  const auto [key, value] = SplitHeader(access_.required_header);
+  const auto& metadata = context.client_metadata();
+  auto it = metadata.find(key);
+  if (it == metadata.end() || absl::string_view(it->second.data(), it->second.size()) != value) {
+    return ToGrpcStatus(absl::UnauthenticatedError(
+        absl::StrCat("model management needs the '", key, "' header (--model_management_header)")));
+  }
+  return grpc::Status::OK;
+}
+
 grpc::Status ModelServiceImpl::HandleReloadConfigRequest(
-    grpc::ServerContext*, const serving::ReloadConfigRequest* request,
+    grpc::ServerContext* context, const serving::ReloadConfigRequest* request,
     serving::ReloadConfigResponse* response) {
+  if (grpc::Status access = CheckManagementAccess(*context); !access.ok()) return access;
   absl::Status status;
   if (!request->config().has_model_config_list()) {
     status = absl::InvalidArgumentError(

@@ -8,17 +8,23 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <string>
+#include <utility>
+
 #include "protos/serving/model_service.grpc.pb.h"
 #include "protos/serving/prediction_service.grpc.pb.h"
 #include "server/metrics/serving_metrics.h"
 #include "server/model/model_manager.h"
+#include "server/tfserving/request_limits.h"
 
 namespace tensord {
 
 class PredictionServiceImpl final : public ::tensorflow::serving::PredictionService::Service {
  public:
-  PredictionServiceImpl(const ModelManager* manager, ServingMetrics* metrics)
-      : manager_(manager), metrics_(metrics) {}
+  // `manager` and `metrics` (may be null) must outlive the service.
+  PredictionServiceImpl(const ModelManager* manager, ServingMetrics* metrics,
+                        RequestLimits limits = {})
+      : manager_(manager), metrics_(metrics), limits_(limits) {}
 
   grpc::Status Predict(grpc::ServerContext* context,
                        const ::tensorflow::serving::PredictRequest* request,
@@ -39,11 +45,23 @@ class PredictionServiceImpl final : public ::tensorflow::serving::PredictionServ
  private:
   const ModelManager* manager_;
   ServingMetrics* metrics_;
+  const RequestLimits limits_;
+};
+
+// Who may call the model-management RPCs (HandleReloadConfigRequest), as Triton's restricted
+// protocols: everyone, nobody, or calls carrying one metadata header.
+struct ModelManagementAccess {
+  bool enabled = true;          // false: PERMISSION_DENIED
+  // "key=value": calls without metadata `key` equal to `value` get UNAUTHENTICATED. Empty =
+  // no header needed. gRPC metadata keys are lower case.
+  std::string required_header;
 };
 
 class ModelServiceImpl final : public ::tensorflow::serving::ModelService::Service {
  public:
-  explicit ModelServiceImpl(ModelManager* manager) : manager_(manager) {}
+  // `manager` must outlive the service.
+  explicit ModelServiceImpl(ModelManager* manager, ModelManagementAccess access = {})
+      : manager_(manager), access_(std::move(access)) {}
 
   grpc::Status GetModelStatus(grpc::ServerContext* context,
                               const ::tensorflow::serving::GetModelStatusRequest* request,
@@ -53,7 +71,11 @@ class ModelServiceImpl final : public ::tensorflow::serving::ModelService::Servi
       ::tensorflow::serving::ReloadConfigResponse* response) override;
 
  private:
+  // OK when `context` may manage models.
+  grpc::Status CheckManagementAccess(const grpc::ServerContext& context) const;
+
   ModelManager* manager_;
+  const ModelManagementAccess access_;
 };
 
 }  // namespace tensord

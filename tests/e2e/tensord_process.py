@@ -36,10 +36,10 @@ def free_port():
 
 class Server:
     """tensord started with `flags` on a free gRPC port (and a free REST port with rest=True);
-    ready once its channel connects. stop() sends SIGTERM (SIGKILL after 10 s) and returns the
-    exit code."""
+    ready once its channel connects (a TLS channel with `credentials`, grpc.ChannelCredentials).
+    stop() sends SIGTERM (SIGKILL after 10 s) and returns the exit code."""
 
-    def __init__(self, flags, log_dir, rest=False):
+    def __init__(self, flags, log_dir, rest=False, credentials=None):
         if not os.path.exists(BINARY):
             pytest.fail("%s missing: run `bazel build //server:tensord` first" % BINARY)
         self.port = free_port()
@@ -54,13 +54,16 @@ class Server:
         self.proc = subprocess.Popen([BINARY, "--port=%d" % self.port,
                                       "--max_num_load_retries=0"] + flags,
                                      stdout=self._log, stderr=subprocess.STDOUT)
-        self.channel = grpc.insecure_channel("127.0.0.1:%d" % self.port)
+        target = "127.0.0.1:%d" % self.port
+        self.channel = (grpc.secure_channel(target, credentials) if credentials is not None
+                        else grpc.insecure_channel(target))
         try:
             grpc.channel_ready_future(self.channel).result(timeout=120)
         except grpc.FutureTimeoutError:
             self.stop()
             raise RuntimeError("tensord did not start: " + self.log())
-        if rest:  # the REST listener starts just after the gRPC one
+        if rest and "--rest_api_ssl_config_file" not in " ".join(flags):
+            # the REST listener starts just after the gRPC one
             for _ in range(100):
                 try:
                     if self.http_get("/v2/health/live")[0] == 200:
