@@ -1,7 +1,9 @@
 # tensord: build, test and try it.
 #
 #   make test    install what is missing, run the C++ tests (bazel test //...), generate the large
-#                test models if missing, then the end-to-end tests (pytest tests/)
+#                test models if missing, then the end-to-end tests (pytest tests/), then the
+#                executor, batching, model-manager and server tests again under AddressSanitizer
+#                (`make asan`; its own output tree, ~15 minutes cold on 2 cores)
 #   make serve   build, run the bundled demo model with tensorctl, then start the tensord daemon
 #                on it (gRPC, port 8500) and print how to call it
 #   make build   build everything (bazel build //...)
@@ -42,7 +44,12 @@ endif
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 APT_INSTALL := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq
 
-.PHONY: all build test serve deps deps-apt deps-python models
+.PHONY: all build test serve deps deps-apt deps-python models asan
+
+# What runs under AddressSanitizer (with leak checks): the code that serves requests.
+ASAN_TESTS := //runtime/exec/... //runtime/framework/... //runtime/util/... \
+	//server/batching/... //server/model/... //server/tfserving/... //server/rest/... \
+	//server:server_test
 
 all: build
 
@@ -86,7 +93,11 @@ test: deps
 	$(MAKE) --no-print-directory models || status=1; \
 	$(PYTHON) -m pytest -q -p no:cacheprovider $(PYTEST_FLAGS) tests/; rc=$$?; \
 	[ $$rc -eq 0 ] || [ $$rc -eq 5 ] || status=1; \
+	$(MAKE) --no-print-directory asan || status=1; \
 	exit $$status
+
+asan: deps-apt
+	$(BAZEL) test --config=asan --keep_going $(BAZEL_TEST_FLAGS) $(ASAN_TESTS)
 
 # The large models (tens of MB each) are not committed: tests/models/generate.py builds them
 # with TensorFlow. Only the missing ones are generated.
