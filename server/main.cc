@@ -163,19 +163,26 @@ absl::Status CheckNonNegative(const char* flag, int64_t value) {
   return absl::OkStatus();
 }
 
+// Parses the text proto `file` named by --`flag` into `message`; errors name flag and file.
+absl::Status ReadTextProtoFlag(const char* flag, const std::string& file,
+                               google::protobuf::Message* message) {
+  std::ifstream in(file);
+  if (!in) return Invalid(absl::StrCat("invalid --", flag, " ", file, ": cannot open the file"));
+  std::stringstream text;
+  text << in.rdbuf();
+  if (!google::protobuf::TextFormat::ParseFromString(text.str(), message)) {
+    return Invalid(absl::StrCat("invalid --", flag, " ", file, ": not a text-format ",
+                                message->GetDescriptor()->name()));
+  }
+  return absl::OkStatus();
+}
+
 // The metrics path from a MonitoringConfig file; "" when it disables Prometheus.
 absl::StatusOr<std::string> MetricsPath(const std::string& file) {
   const std::string kDefault = "/monitoring/prometheus/metrics";
   if (file.empty()) return kDefault;
-  std::ifstream in(file);
-  if (!in) return Invalid("invalid --monitoring_config_file " + file + ": cannot open the file");
-  std::stringstream text;
-  text << in.rdbuf();
   tensorflow::serving::MonitoringConfig config;
-  if (!google::protobuf::TextFormat::ParseFromString(text.str(), &config)) {
-    return Invalid("invalid --monitoring_config_file " + file +
-                   ": not a text-format MonitoringConfig");
-  }
+  TENSORD_RETURN_IF_ERROR(ReadTextProtoFlag("monitoring_config_file", file, &config));
   if (!config.prometheus_config().enable()) return std::string();
   const std::string& path = config.prometheus_config().path();
   if (path.empty()) return kDefault;
@@ -204,14 +211,8 @@ absl::StatusOr<std::vector<std::pair<std::string, std::string>>> ChannelArgument
 absl::StatusOr<std::optional<tensorflow::serving::SSLConfig>> SslConfig(const char* flag,
                                                                         const std::string& file) {
   if (file.empty()) return std::nullopt;
-  std::ifstream in(file);
-  if (!in) return Invalid(absl::StrCat("invalid --", flag, " ", file, ": cannot open the file"));
-  std::stringstream text;
-  text << in.rdbuf();
   tensorflow::serving::SSLConfig config;
-  if (!google::protobuf::TextFormat::ParseFromString(text.str(), &config)) {
-    return Invalid(absl::StrCat("invalid --", flag, " ", file, ": not a text-format SSLConfig"));
-  }
+  TENSORD_RETURN_IF_ERROR(ReadTextProtoFlag(flag, file, &config));
   if (config.server_key().empty() || config.server_cert().empty()) {
     return Invalid(
         absl::StrCat("invalid --", flag, " ", file, ": server_key and server_cert are required"));

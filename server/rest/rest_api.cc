@@ -370,10 +370,7 @@ absl::Status RestApi::Start() {
   });
   auto respond = [](const RestResponse& r, httplib::Response& res) {
     res.status = r.http_status;
-    // httplib compresses bodies of exactly "application/json" for clients that accept br or
-    // gzip, at a cost of CPU-seconds per megabyte; the charset form of the same type opts out.
-    res.set_content(r.body, r.content_type == "application/json" ? "application/json; charset=utf-8"
-                                                                 : r.content_type.c_str());
+    res.set_content(r.body, r.content_type.c_str());
   };
   auto handle = [this, respond](const httplib::Request& req, httplib::Response& res) {
     respond(Dispatch(req.method, req.path, req.body), res);
