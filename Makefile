@@ -3,7 +3,10 @@
 #   make test    install what is missing, run the C++ tests (bazel test //...), generate the large
 #                test models if missing, then the end-to-end tests (pytest tests/), then the
 #                executor, batching, model-manager and server tests again under AddressSanitizer
-#                (`make asan`; its own output tree, ~15 minutes cold on 2 cores)
+#                (`make asan`; its own output tree, ~15 minutes cold on 2 cores), the batching
+#                and health tests under ThreadSanitizer (`make tsan`, ~10 minutes cold),
+#                and finally every fuzz target for 30 s (`make fuzz`, clang, its own output base)
+#   make fuzz    FUZZ_SECONDS=N: fuzz every target of tests/fuzz for N seconds (default 30)
 #   make serve   build, run the bundled demo model with tensorctl, then start the tensord daemon
 #                on it (gRPC, port 8500) and print how to call it
 #   make build   build everything (bazel build //...)
@@ -29,7 +32,7 @@ DEMO_INPUT := features=[[0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 
 APT_PACKAGES := bazel-bootstrap bazel-rules-java libgrpc++-dev protobuf-compiler-grpc \
 	libprotobuf-dev protobuf-compiler libabsl-dev libeigen3-dev libgtest-dev libgmock-dev \
 	libbenchmark-dev libsnappy-dev libre2-dev libicu-dev libcpp-httplib-dev libdnnl-dev \
-	libtcmalloc-minimal4 pkg-config prometheus curl openssl
+	libtcmalloc-minimal4 pkg-config prometheus curl openssl clang libclang-rt-14-dev
 PYTHON_MODULES := tensorflow numpy pytest grpc grpc_health grpc_reflection kubernetes_validate \
 	tensorflow_serving
 
@@ -44,12 +47,26 @@ endif
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 APT_INSTALL := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq
 
-.PHONY: all build test serve deps deps-apt deps-python models asan
+.PHONY: all build test serve deps deps-apt deps-python models asan tsan fuzz
 
 # What runs under AddressSanitizer (with leak checks): the code that serves requests.
 ASAN_TESTS := //runtime/exec/... //runtime/framework/... //runtime/util/... \
 	//server/batching/... //server/model/... //server/tfserving/... //server/rest/... \
 	//server:server_test
+
+# The fuzz targets and the Bazel that builds them with clang: an output base of its own, one
+# per checkout, so the normal build's gcc toolchain is never reconfigured.
+FUZZ_SECONDS ?= 30
+FUZZ_TARGETS := tensor_proto_fuzzer rest_request_fuzzer example_fuzzer saved_model_fuzzer \
+	tensor_bundle_fuzzer tfrecord_fuzzer model_config_fuzzer batching_parameters_fuzzer
+FUZZ_BAZEL := $(BAZEL) --output_base=$(HOME)/.cache/tensord-fuzz/$(shell echo "$(CURDIR)" | md5sum | cut -c1-12) --max_idle_secs=600
+
+# What runs under ThreadSanitizer: batching (scheduler, queues, the batching runner) and health,
+# whose threads meet on std::mutex. Left out: the executor and the model manager, which
+# synchronise through absl::Mutex and absl::Notification from Debian's uninstrumented Abseil,
+# invisible to TSan (it reports races on data those locks guard); and the servers (gRPC, also
+# uninstrumented).
+TSAN_TESTS := //server/batching/... //server/health/...
 
 all: build
 
@@ -94,10 +111,40 @@ test: deps
 	$(PYTHON) -m pytest -q -p no:cacheprovider $(PYTEST_FLAGS) tests/; rc=$$?; \
 	[ $$rc -eq 0 ] || [ $$rc -eq 5 ] || status=1; \
 	$(MAKE) --no-print-directory asan || status=1; \
+	$(MAKE) --no-print-directory tsan || status=1; \
+	$(MAKE) --no-print-directory fuzz || status=1; \
 	exit $$status
 
 asan: deps-apt
 	$(BAZEL) test --config=asan --keep_going $(BAZEL_TEST_FLAGS) $(ASAN_TESTS)
+
+tsan: deps-apt
+	$(BAZEL) test --config=tsan --keep_going $(BAZEL_TEST_FLAGS) $(TSAN_TESTS)
+
+# Fuzzing: every target of tests/fuzz under libFuzzer with ASan and UBSan for FUZZ_SECONDS each,
+# starting from its committed corpus. New corpus entries go to a scratch directory; a crash's
+# input is written to tests/fuzz/corpus/<target>/crash-<sha1> (commit it with the fix: the
+# replay test of `bazel test //tests/fuzz/...` runs it from then on). One status line per target,
+# in Bazel's form, for .ci/run.
+fuzz: deps-apt
+	$(FUZZ_BAZEL) build --config=fuzz $(addprefix //tests/fuzz:,$(FUZZ_TARGETS))
+	@status=0; \
+	for t in $(FUZZ_TARGETS); do \
+	  work=$$(mktemp -d "$${TMPDIR:-/tmp}/tensord-fuzz-$$t.XXXXXX"); \
+	  log="$$work/fuzz.log"; \
+	  mkdir "$$work/corpus"; \
+	  if bazel-fuzz-bin/tests/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
+	       -rss_limit_mb=2560 -max_len=1048576 -print_final_stats=1 \
+	       -artifact_prefix=tests/fuzz/corpus/$$t/ "$$work/corpus" tests/fuzz/corpus/$$t \
+	       >"$$log" 2>&1; then \
+	    echo "//tests/fuzz:$$t.fuzz PASSED ($(FUZZ_SECONDS) s, $$(sed -n 's/^stat::number_of_executed_units: *//p' "$$log") runs)"; \
+	  else \
+	    status=1; tail -n 60 "$$log"; \
+	    echo "//tests/fuzz:$$t.fuzz FAILED (input saved under tests/fuzz/corpus/$$t/)"; \
+	  fi; \
+	  rm -rf "$$work"; \
+	done; \
+	exit $$status
 
 # The large models (tens of MB each) are not committed: tests/models/generate.py builds them
 # with TensorFlow. Only the missing ones are generated.

@@ -136,6 +136,13 @@ ABSL_FLAG(int64_t, max_request_tensor_bytes, int64_t{1} << 30,
           "element counts its length plus 32).");
 ABSL_FLAG(int64_t, max_request_string_bytes, int64_t{64} << 20,
           "[tensord] Longest string element of a request's input tensors, in bytes.");
+ABSL_FLAG(int, max_inflight_requests_per_model, 0,
+          "[tensord] Inference requests of one model running at once (gRPC and REST together); "
+          "0 = no limit. Beyond it requests wait (--max_queued_requests_per_model) or are "
+          "refused with RESOURCE_EXHAUSTED / HTTP 429.");
+ABSL_FLAG(int, max_queued_requests_per_model, 0,
+          "[tensord] Requests of one model that wait for a running slot when "
+          "--max_inflight_requests_per_model are running; the rest are refused at once.");
 ABSL_FLAG(int, drain_timeout_seconds, 25,
           "[tensord] On SIGTERM/SIGINT: readiness goes false, new calls are refused and "
           "in-flight ones get this long to finish.");
@@ -150,6 +157,9 @@ using tensord::LogEvent;
 using tensord::LogLevel;
 
 constexpr char kVersion[] = "0.1.0";
+// Past --drain_timeout_seconds, the time cancelled work and the server's threads get to stop
+// before the process exits regardless.
+constexpr absl::Duration kShutdownGrace = absl::Seconds(3);
 
 absl::Status Invalid(const std::string& message) { return absl::InvalidArgumentError(message); }
 
@@ -380,6 +390,12 @@ absl::StatusOr<tensord::ServerOptions> OptionsFromFlags() {
 
   options.enable_model_warmup = absl::GetFlag(FLAGS_enable_model_warmup);
   options.warmup_iterations = absl::GetFlag(FLAGS_num_request_iterations_for_warmup);
+  options.admission.max_in_flight = absl::GetFlag(FLAGS_max_inflight_requests_per_model);
+  options.admission.max_queued = absl::GetFlag(FLAGS_max_queued_requests_per_model);
+  TENSORD_RETURN_IF_ERROR(
+      CheckNonNegative("max_inflight_requests_per_model", options.admission.max_in_flight));
+  TENSORD_RETURN_IF_ERROR(
+      CheckNonNegative("max_queued_requests_per_model", options.admission.max_queued));
   const int drain = absl::GetFlag(FLAGS_drain_timeout_seconds);
   TENSORD_RETURN_IF_ERROR(CheckNonNegative("drain_timeout_seconds", drain));
   options.drain_timeout = absl::Seconds(drain);
@@ -440,6 +456,7 @@ int Run(int argc, char** argv) {
     signal_number = received;
     signalled.notify_all();
   });
+  const absl::Duration drain_timeout = options->drain_timeout;
   tensord::Server server(*std::move(options));
   if (absl::Status s = server.Start(); !s.ok()) {
     LogEvent(LogLevel::kError, "cannot start", {{"error", s.ToString()}});
@@ -452,6 +469,15 @@ int Run(int argc, char** argv) {
     LogEvent(LogLevel::kInfo, "shutting down", {{"signal", strsignal(signal_number)}});
   }
   waiter.join();
+  // The drain deadline bounds the whole shutdown: what still runs past it (a REST client
+  // trickling its body, a kernel that does not check for cancellation) is abandoned.
+  const absl::Duration shutdown_limit = drain_timeout + kShutdownGrace;
+  std::thread([shutdown_limit]() {
+    absl::SleepFor(shutdown_limit);
+    LogEvent(LogLevel::kWarning, "shutdown took too long; exiting with work in progress",
+             {{"limit_s", absl::StrCat(absl::ToDoubleSeconds(shutdown_limit))}});
+    std::_Exit(0);
+  }).detach();
   server.Drain();
   return 0;
 }

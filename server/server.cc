@@ -93,6 +93,7 @@ Server::Server(ServerOptions options) : options_(std::move(options)) {
   }
   manager_ = std::make_unique<ModelManager>(std::move(manager_options));
   health_ = std::make_unique<ServerHealth>(manager_.get());
+  admission_ = std::make_unique<Admission>(options_.admission);
 }
 
 Server::~Server() { Drain(); }
@@ -111,7 +112,7 @@ absl::Status Server::Start() {
   manager_->StartPolling(options_.file_system_poll_seconds);
 
   prediction_service_ = std::make_unique<PredictionServiceImpl>(
-      manager_.get(), &ServingMetrics::Global(), options_.request_limits);
+      manager_.get(), &ServingMetrics::Global(), options_.request_limits, admission_.get());
   ModelManagementAccess management;
   management.enabled = options_.enable_model_management;
   management.required_header = options_.management_header;
@@ -193,6 +194,7 @@ absl::Status Server::Start() {
     services.health = health_.get();
     services.metrics = &ServingMetrics::Global();
     services.registry = &MetricRegistry::Global();
+    services.admission = admission_.get();
     rest_ = std::make_unique<RestApi>(rest_options, services);
     if (absl::Status s = rest_->Start(); !s.ok()) {
       Drain();
@@ -242,6 +244,8 @@ void Server::Drain() {
   LogEvent(LogLevel::kInfo, "draining",
            {{"timeout_s", absl::StrCat(absl::ToDoubleSeconds(options_.drain_timeout))}});
   health_->SetDraining();
+  // Queued requests run now instead of when their batch timers fire.
+  if (batch_scheduler_ != nullptr) batch_scheduler_->Flush();
   // Give health watchers one poll period to see NOT_SERVING before their streams end.
   absl::SleepFor(absl::Milliseconds(200));
   health_service_->Shutdown();

@@ -29,6 +29,7 @@
 #include "server/batching/batching_options.h"
 #include "protos/serving/ssl_config.pb.h"
 #include "server/model/model_manager.h"
+#include "server/tfserving/admission.h"
 #include "server/tfserving/request_limits.h"
 
 namespace grpc {
@@ -71,6 +72,9 @@ struct ServerOptions {
   std::string management_header;
   // Bounds on one inference request's input tensors, for gRPC and REST.
   RequestLimits request_limits;
+  // Per-model bounds on running and waiting inference requests, for gRPC and REST together;
+  // the default sets none.
+  AdmissionOptions admission;
 
   // REST on 0.0.0.0:rest_port; 0 = no REST API (and so no metrics endpoint), as TF Serving.
   int rest_port = 0;
@@ -127,6 +131,7 @@ class Server {
   std::unique_ptr<BatchScheduler> batch_scheduler_;  // declared before the manager: outlives it
   std::unique_ptr<ModelManager> manager_;
   std::unique_ptr<ServerHealth> health_;
+  std::unique_ptr<Admission> admission_;
   std::unique_ptr<PredictionServiceImpl> prediction_service_;
   std::unique_ptr<ModelServiceImpl> model_service_;
   std::unique_ptr<HealthServiceImpl> health_service_;

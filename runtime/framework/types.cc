@@ -40,7 +40,10 @@ bool IsSupportedTensorType(DataType dtype) {
 }
 
 // Reference dtypes are the base value plus 100 (types.proto).
-bool IsRefType(DataType dtype) { return static_cast<int>(dtype) > 100; }
+// TensorFlow numbers each reference type as its base type + 100 (base types are below 100).
+bool IsRefType(DataType dtype) {
+  return static_cast<int>(dtype) > 100 && static_cast<int>(dtype) < 200;
+}
 
 DataType BaseType(DataType dtype) {
   return IsRefType(dtype) ? static_cast<DataType>(static_cast<int>(dtype) - 100) : dtype;

@@ -168,7 +168,7 @@ absl::StatusOr<std::string> ReadBlock(absl::string_view table, const std::string
   // The CRC covers the stored bytes and the type byte.
   const uint32_t stored = crc32c::Unmask(DecodeFixed32(block + handle.size + 1));
   const uint32_t actual = crc32c::Value(block, handle.size + 1);
-  if (stored != actual) {
+  if (!crc32c::ChecksumMatches(stored, actual)) {
     return Corrupt(filename, absl::StrFormat("block checksum mismatch at offset %d: stored 0x%08x "
                                              "vs. calculated 0x%08x",
                                              handle.offset, stored, actual));
@@ -312,7 +312,7 @@ absl::StatusOr<uint32_t> DecodeStrings(absl::string_view bytes, absl::string_vie
   if (!d.Bytes(4, &length_crc)) {
     return Corrupt(file, absl::StrCat("truncated string tensor ", KeyInFile(key, file)));
   }
-  if (DecodeFixed32(length_crc.data()) != crc32c::Mask(crc)) {
+  if (!crc32c::ChecksumMatches(DecodeFixed32(length_crc.data()), crc32c::Mask(crc))) {
     return ChecksumMismatch(DecodeFixed32(length_crc.data()), crc32c::Mask(crc), key, file);
   }
   crc = crc32c::Extend(crc, length_crc.data(), 4);
@@ -460,7 +460,7 @@ absl::StatusOr<Tensor> TensorBundleReader::ReadTensor(absl::string_view key,
     TENSORD_RETURN_IF_ERROR(file.ReadAt(offset, size, dst));
     crc = crc32c::Value(dst, size);
   }
-  if (crc32c::Mask(crc) != entry.crc32c()) {
+  if (!crc32c::ChecksumMatches(entry.crc32c(), crc32c::Mask(crc))) {
     return ChecksumMismatch(entry.crc32c(), crc32c::Mask(crc), key, data_file);
   }
   if (dtype == DT_BOOL) {

@@ -33,11 +33,12 @@ class TfRecordReader {
   absl::StatusOr<bool> Next(std::string* record);
 
  private:
-  TfRecordReader(std::string path, std::unique_ptr<std::ifstream> in)
-      : path_(std::move(path)), in_(std::move(in)) {}
+  TfRecordReader(std::string path, std::unique_ptr<std::ifstream> in, uint64_t size)
+      : path_(std::move(path)), in_(std::move(in)), size_(size) {}
 
   std::string path_;
   std::unique_ptr<std::ifstream> in_;
+  uint64_t size_;  // of the file, in bytes
   int64_t index_ = 0;
 };
 

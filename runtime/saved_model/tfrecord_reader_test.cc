@@ -68,5 +68,21 @@ TEST(TfRecordReaderTest, CorruptionIsDataLoss) {
             absl::StatusCode::kNotFound);
 }
 
+// Regression (found by tests/fuzz:tfrecord_fuzzer): a 60-byte file whose length field said 3 GB
+// had the reader allocate the 3 GB before finding the file short.
+TEST(TfRecordReaderTest, LengthBeyondTheFileIsRefusedBeforeAllocating) {
+  const std::string length = Fixed(uint64_t{1} << 40, 8);
+  const std::string header = length + Fixed(crc32c::Mask(crc32c::Value(length.data(), 8)), 4);
+  auto reader = TfRecordReader::Open(WriteFile("huge.tfrecord", header + "tiny"));
+  ASSERT_TRUE(reader.ok());
+  std::string record;
+  absl::StatusOr<bool> more = reader->Next(&record);
+  EXPECT_EQ(more.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_NE(more.status().message().find("record length 1099511627776 exceeds the 4 bytes left"),
+            std::string::npos)
+      << more.status();
+  EXPECT_LT(record.capacity(), 1024u);
+}
+
 }  // namespace
 }  // namespace tensord

@@ -121,7 +121,7 @@ absl::StatusOr<TensorMap> BatchScheduler::Run(Queue* queue, BatchTask task) {
     const absl::Time now = absl::Now();
     std::vector<BatchTask> expired = entry->queue.TakeExpired(now);
     std::optional<Batch> batch;
-    if (running_ < num_threads()) batch = entry->queue.TakeReady(now);
+    if (running_ < num_threads()) batch = entry->queue.TakeReady(ReadyCutoff(now));
     if (!expired.empty() || batch) {
       Dispatch(lock, entry, std::move(expired), std::move(batch));
       continue;
@@ -143,6 +143,19 @@ absl::StatusOr<TensorMap> BatchScheduler::Run(Queue* queue, BatchTask task) {
     }
   }
   return *std::move(answer);
+}
+
+void BatchScheduler::Flush() {
+  std::lock_guard<std::mutex> lock(mu_);
+  flushing_ = true;
+  for (const auto& entry : entries_) WakeFront(*entry);
+  cv_.notify_all();
+}
+
+absl::Time BatchScheduler::ReadyCutoff(absl::Time now) const {
+  // A partial batch is ready once `now - enqueued` reaches its timeout; from the far future
+  // every batch is.
+  return flushing_ ? absl::InfiniteFuture() : now;
 }
 
 void BatchScheduler::WakeFront(const Entry& entry) {
@@ -187,7 +200,7 @@ void BatchScheduler::Loop() {
     }
     for (size_t i = 0; !entry && running_ < num_threads() && i < entries_.size(); ++i) {
       const size_t index = (next_ + i) % entries_.size();
-      batch = entries_[index]->queue.TakeReady(now);
+      batch = entries_[index]->queue.TakeReady(ReadyCutoff(now));
       if (batch) {
         entry = entries_[index];
         next_ = index + 1;

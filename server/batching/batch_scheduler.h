@@ -61,6 +61,11 @@ class BatchScheduler {
   // thread while it waits (see above). `task.done` and `task.waiter` are set here.
   absl::StatusOr<TensorMap> Run(Queue* queue, BatchTask task);
 
+  // From now on a queued batch is ready at once, without waiting for its batch_timeout, so
+  // that a draining server answers what is queued instead of waiting out the timers.
+  // Irreversible.
+  void Flush();
+
   int num_threads() const { return num_threads_; }
 
  private:
@@ -69,6 +74,8 @@ class BatchScheduler {
   void Loop();
   // Wakes the caller waiting for the new oldest task of `entry`, if any (under mu_).
   static void WakeFront(const Entry& entry);
+  // The time TakeReady judges readiness at (under mu_).
+  absl::Time ReadyCutoff(absl::Time now) const;
   // Answers expired tasks, reports the depth and runs the batch, then returns its slot (all
   // without mu_, which `lock` holds on entry and on return).
   void Dispatch(std::unique_lock<std::mutex>& lock, Entry* entry, std::vector<BatchTask> expired,
@@ -80,6 +87,7 @@ class BatchScheduler {
   std::vector<std::shared_ptr<Entry>> entries_;  // guarded by mu_
   size_t next_ = 0;                              // round-robin start, guarded by mu_
   bool stop_ = false;                            // guarded by mu_
+  bool flushing_ = false;                        // guarded by mu_
   int running_ = 0;                              // batches being processed, guarded by mu_
   std::vector<std::thread> threads_;
 };

@@ -72,6 +72,36 @@ TEST(BatchSchedulerTest, TimeoutClosesAPartialBatch) {
   EXPECT_EQ(largest.load(), 2);
 }
 
+BatchTask RunTask(float value);
+
+// Regression: draining waited out every queued partial batch's timer.
+TEST(BatchSchedulerTest, FlushAnswersQueuedRequestsWithoutWaitingForTheirTimeout) {
+  BatchScheduler scheduler(2);
+  std::atomic<int> batches{0}, largest{0};
+  const BatchingOptions hour = Options(8, absl::Hours(1));
+  auto scheduled = scheduler.AddQueue("scheduled", hour,
+                                      [&](Batch b) { Echo(std::move(b), &batches, &largest); });
+  auto led = scheduler.AddQueue("led", hour,
+                                [&](Batch b) { Echo(std::move(b), &batches, &largest); });
+  Pending a;
+  ASSERT_TRUE(scheduler.Schedule(scheduled.get(), Task(1, &a)).ok());  // a batch thread's timer
+  auto b = std::async(std::launch::async,
+                      [&]() { return scheduler.Run(led.get(), RunTask(2)); });  // its caller's
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(a.future.wait_for(std::chrono::seconds(0)), std::future_status::timeout);
+  scheduler.Flush();
+  ASSERT_EQ(a.future.wait_for(std::chrono::seconds(30)), std::future_status::ready);
+  ASSERT_EQ(b.wait_for(std::chrono::seconds(30)), std::future_status::ready);
+  absl::StatusOr<TensorMap> from_run = b.get();
+  ASSERT_TRUE(from_run.ok()) << from_run.status();
+  EXPECT_EQ(from_run->at("x").data<float>()[0], 2);
+  EXPECT_EQ(a.future.get()->at("x").data<float>()[0], 1);
+  // Later requests run at once too.
+  Pending c;
+  ASSERT_TRUE(scheduler.Schedule(scheduled.get(), Task(3, &c)).ok());
+  ASSERT_EQ(c.future.wait_for(std::chrono::seconds(30)), std::future_status::ready);
+}
+
 BatchTask RunTask(float value) {
   Pending unused;
   BatchTask task = Task(value, &unused);

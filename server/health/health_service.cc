@@ -19,25 +19,29 @@ bool ModelAvailable(const ModelManager& manager, const std::string& name) {
 }  // namespace
 
 absl::StatusOr<HealthStatus> ServerHealth::Check(const std::string& service) const {
-  const std::vector<std::string> models = manager_->ModelNames();
   const bool whole_server = service.empty() ||
                             service == "tensorflow.serving.PredictionService" ||
                             service == "tensorflow.serving.ModelService" ||
                             service == "tensord.v1.ModelRepository";
   if (whole_server) {
-    if (draining()) return HealthCheckResponse::NOT_SERVING;
-    for (const std::string& name : models) {
-      if (!ModelAvailable(*manager_, name)) return HealthCheckResponse::NOT_SERVING;
-    }
-    return HealthCheckResponse::SERVING;
+    return !draining() && UnavailableModels().empty() ? HealthCheckResponse::SERVING
+                                                      : HealthCheckResponse::NOT_SERVING;
   }
-  for (const std::string& name : models) {
+  for (const std::string& name : manager_->ModelNames()) {
     if (name == service) {
       return !draining() && ModelAvailable(*manager_, name) ? HealthCheckResponse::SERVING
                                                             : HealthCheckResponse::NOT_SERVING;
     }
   }
   return absl::NotFoundError(absl::StrCat("unknown service or model '", service, "'"));
+}
+
+std::vector<std::string> ServerHealth::UnavailableModels() const {
+  std::vector<std::string> unavailable;
+  for (const std::string& name : manager_->ModelNames()) {
+    if (!ModelAvailable(*manager_, name)) unavailable.push_back(name);
+  }
+  return unavailable;
 }
 
 ::grpc::Status HealthServiceImpl::Check(::grpc::ServerContext*,

@@ -16,6 +16,7 @@
 
 #include <atomic>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "protos/grpc_health/health.grpc.pb.h"
@@ -35,6 +36,10 @@ class ServerHealth {
 
   // The health of `service` ("" = the whole server); NOT_FOUND for unknown names.
   absl::StatusOr<HealthStatus> Check(const std::string& service) const;
+
+  // Configured models without an AVAILABLE version (still loading, being retried, or failed),
+  // sorted: what holds the whole server's readiness back.
+  std::vector<std::string> UnavailableModels() const;
 
  private:
   const ModelManager* manager_;

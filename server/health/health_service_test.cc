@@ -35,6 +35,7 @@ TEST(HealthServiceTest, ReportsServerAndPerModelHealth) {
   EXPECT_EQ(*health.Check(""), HealthCheckResponse::NOT_SERVING);
   EXPECT_EQ(*health.Check("bad"), HealthCheckResponse::NOT_SERVING);
   EXPECT_EQ(*health.Check("mlp"), HealthCheckResponse::SERVING);
+  EXPECT_EQ(health.UnavailableModels(), std::vector<std::string>{"bad"});
 
   auto unknown = health.Check("nope");
   EXPECT_EQ(unknown.status().code(), absl::StatusCode::kNotFound);

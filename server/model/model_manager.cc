@@ -103,6 +103,8 @@ ModelManager::~ModelManager() {
     destroying_ = true;
   }
   StopPolling();
+  // Retry threads see destroying_ at their next wait; none can be added any more.
+  for (RetryThread& retry : retries_) retry.thread.join();
 }
 
 absl::Status ModelManager::AddModel(const std::string& name, const std::string& base_path) {
@@ -216,65 +218,124 @@ bool ModelManager::SleepUnlessStopping(absl::Duration duration) {
                             [this]() { return destroying_; });
 }
 
-void ModelManager::Load(const LoadTask& task) {
+ModelManager::LoadResult ModelManager::AttemptLoad(const LoadTask& task, int attempt) {
   const std::string version = absl::StrCat(task.version);
+  LoadResult result;
+  const absl::Time start = absl::Now();
+  auto bundle_or = SavedModelBundle::Load(task.path, options_.load);
+  if (bundle_or.ok()) {
+    result.bundle = std::shared_ptr<const SavedModelBundle>(std::move(*bundle_or));
+    const ServableHandle handle{task.model, task.version, result.bundle};
+    result.status = options_.on_loaded ? options_.on_loaded(handle) : absl::OkStatus();
+    if (result.status.ok() && options_.make_runner) {
+      absl::StatusOr<std::shared_ptr<const SignatureRunner>> made = options_.make_runner(handle);
+      result.status = made.status();
+      if (made.ok()) result.runner = *std::move(made);
+    }
+  } else {
+    result.status = bundle_or.status();
+  }
+  const absl::Duration took = absl::Now() - start;
+  if (options_.metrics != nullptr) {
+    ServingMetrics& m = *options_.metrics;
+    m.load_attempt_count->Increment({task.path, result.status.ok() ? "success" : "fail"});
+    m.load_latency->Increment({task.path}, absl::ToInt64Microseconds(took));
+    m.model_load_duration->Observe({task.model}, absl::ToDoubleSeconds(took));
+    m.model_loads->Increment({task.model, result.status.ok() ? "ok" : "error"});
+  }
+  if (result.status.ok()) {
+    LogEvent(LogLevel::kInfo, "model version available",
+             {{"model", task.model},
+              {"version", version},
+              {"load_ms", absl::StrFormat("%.1f", Milliseconds(took))}});
+    return result;
+  }
+  result.bundle.reset();
+  result.runner.reset();
+  const bool retry = attempt < options_.max_num_load_retries;
+  LogEvent(LogLevel::kError, "model version failed to load",
+           {{"model", task.model},
+            {"version", version},
+            {"attempt", absl::StrCat(attempt + 1)},
+            {"will_retry", retry ? "true" : "false"},
+            {"error", result.status.ToString()}});
+  return result;
+}
+
+bool ModelManager::LoadStillWanted(const LoadTask& task) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto model = models_.find(task.model);
+  if (model == models_.end()) return false;
+  auto entry = model->second.versions.find(task.version);
+  return entry != model->second.versions.end() &&
+         entry->second.load_generation == task.generation &&
+         entry->second.status.state == VersionState::kLoading;
+}
+
+bool ModelManager::FinishLoad(const LoadTask& task, LoadResult result) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    VersionEntry& entry = models_[task.model].versions[task.version];
+    if (entry.load_generation == task.generation &&
+        entry.status.state == VersionState::kLoading) {
+      entry.bundle = std::move(result.bundle);
+      entry.runner = std::move(result.runner);
+      SetState(task.model, &entry,
+               result.status.ok() ? VersionState::kAvailable : VersionState::kEnd,
+               result.status);
+      return result.status.ok();
+    }
+  }
+  // Abandoned while it loaded (the version is no longer wanted): released outside mu_.
+  return false;
+}
+
+void ModelManager::Load(const LoadTask& task) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     SetState(task.model, &models_[task.model].versions[task.version], VersionState::kLoading,
              absl::OkStatus());
   }
   LogEvent(LogLevel::kInfo, "loading model version",
-           {{"model", task.model}, {"version", version}, {"path", task.path}});
-  absl::Status status;
-  std::shared_ptr<const SavedModelBundle> bundle;
-  std::shared_ptr<const SignatureRunner> runner;
-  for (int attempt = 0;; ++attempt) {
-    const absl::Time start = absl::Now();
-    auto bundle_or = SavedModelBundle::Load(task.path, options_.load);
-    if (bundle_or.ok()) {
-      bundle = std::shared_ptr<const SavedModelBundle>(std::move(*bundle_or));
-      const ServableHandle handle{task.model, task.version, bundle};
-      status = options_.on_loaded ? options_.on_loaded(handle) : absl::OkStatus();
-      if (status.ok() && options_.make_runner) {
-        absl::StatusOr<std::shared_ptr<const SignatureRunner>> made = options_.make_runner(handle);
-        status = made.status();
-        if (made.ok()) runner = *std::move(made);
-      }
-    } else {
-      status = bundle_or.status();
-    }
-    const absl::Duration took = absl::Now() - start;
-    if (options_.metrics != nullptr) {
-      ServingMetrics& m = *options_.metrics;
-      m.load_attempt_count->Increment({task.path, status.ok() ? "success" : "fail"});
-      m.load_latency->Increment({task.path}, absl::ToInt64Microseconds(took));
-      m.model_load_duration->Observe({task.model}, absl::ToDoubleSeconds(took));
-      m.model_loads->Increment({task.model, status.ok() ? "ok" : "error"});
-    }
-    if (status.ok()) {
-      LogEvent(LogLevel::kInfo, "model version available",
-               {{"model", task.model},
-                {"version", version},
-                {"load_ms", absl::StrFormat("%.1f", Milliseconds(took))}});
-      break;
-    }
-    bundle.reset();
-    runner.reset();
-    const bool retry = attempt < options_.max_num_load_retries;
-    LogEvent(LogLevel::kError, "model version failed to load",
-             {{"model", task.model},
-              {"version", version},
-              {"attempt", absl::StrCat(attempt + 1)},
-              {"will_retry", retry ? "true" : "false"},
-              {"error", status.ToString()}});
-    if (!retry || !SleepUnlessStopping(options_.load_retry_interval)) break;
+           {{"model", task.model}, {"version", absl::StrCat(task.version)}, {"path", task.path}});
+  LoadResult result = AttemptLoad(task, 0);
+  if (!result.status.ok() && options_.max_num_load_retries > 0) {
+    RetryInBackground(task);  // the version stays LOADING meanwhile
+    return;
   }
-  std::lock_guard<std::mutex> lock(mu_);
-  VersionEntry& entry = models_[task.model].versions[task.version];
-  entry.bundle = std::move(bundle);
-  entry.runner = std::move(runner);
-  SetState(task.model, &entry, status.ok() ? VersionState::kAvailable : VersionState::kEnd,
-           status);
+  FinishLoad(task, std::move(result));
+}
+
+void ModelManager::RetryInBackground(const LoadTask& task) {
+  std::lock_guard<std::mutex> lock(poll_mu_);
+  if (destroying_) return;
+  // Threads that finished are joined here, so a long-lived server keeps none of them around.
+  for (auto it = retries_.begin(); it != retries_.end();) {
+    if (it->done) {
+      it->thread.join();
+      it = retries_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  retries_.emplace_back();
+  RetryThread* retry = &retries_.back();
+  retry->thread = std::thread([this, task, retry]() {
+    LoadResult result;
+    bool finished = false;
+    for (int attempt = 1; attempt <= options_.max_num_load_retries; ++attempt) {
+      if (!SleepUnlessStopping(options_.load_retry_interval) || !LoadStillWanted(task)) break;
+      result = AttemptLoad(task, attempt);
+      if (result.status.ok() || attempt == options_.max_num_load_retries) {
+        finished = true;
+        break;
+      }
+    }
+    // Once available, versions it supersedes can unload (availability preserving).
+    if (finished && FinishLoad(task, std::move(result))) Poll();
+    std::lock_guard<std::mutex> done_lock(poll_mu_);
+    retry->done = true;
+  });
 }
 
 void ModelManager::ReconcileAll() {
@@ -310,8 +371,9 @@ void ModelManager::ReconcileAll() {
         VersionEntry& entry = model.versions[it->first];
         entry.status.version = it->first;
         entry.bundle.reset();
+        entry.load_generation = ++last_load_generation_;
         SetState(name, &entry, VersionState::kStart, absl::OkStatus());
-        to_load.push_back({name, it->first, it->second});
+        to_load.push_back({name, it->first, it->second, entry.load_generation});
       }
     }
   }
@@ -330,6 +392,15 @@ void ModelManager::ReconcileAll() {
       static const std::map<int64_t, std::string> kNothing;
       const std::map<int64_t, std::string>& model_wanted =
           model.configured ? wanted_it->second : kNothing;
+      // Retries of versions that are no longer wanted stop; their outcome is not recorded.
+      for (auto& [version, entry] : model.versions) {
+        if (entry.status.state != VersionState::kLoading || model_wanted.count(version) > 0) {
+          continue;
+        }
+        entry.load_generation = 0;
+        SetState(name, &entry, VersionState::kEnd,
+                 absl::CancelledError("load retries stopped: the version is no longer wanted"));
+      }
       bool wanted_available = model_wanted.empty();
       for (const auto& [version, path] : model_wanted) {
         auto it = model.versions.find(version);

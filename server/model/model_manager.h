@@ -4,9 +4,11 @@
 //
 // ApplyConfig realises exactly a list of models (TF Serving's ModelConfigList semantics): new
 // models load, removed ones unload, changed policies and labels take effect, and it returns once
-// the resulting states are known. Poll()/StartPolling rescan the base paths. Loads run on up to
-// `num_load_threads` threads, are retried `max_num_load_retries` times, and pass through the
-// `on_loaded` hook (warmup) before AVAILABLE. Swaps are availability preserving: newly wanted
+// every load has had its first attempt. Poll()/StartPolling rescan the base paths. Loads run on up to
+// `num_load_threads` threads and pass through the `on_loaded` hook (warmup) before AVAILABLE. A
+// version whose first attempt fails stays LOADING while it is retried `max_num_load_retries` times
+// on a background thread of its own, so one broken model never holds the others back; versions
+// that stop being wanted meanwhile end its retries (END, CANCELLED). Swaps are availability preserving: newly wanted
 // versions become AVAILABLE before versions no longer wanted unload (END with OK). A version whose
 // load fails ends in END with the error; it never takes the server or other models down.
 //
@@ -23,6 +25,7 @@
 #include <optional>
 #include <condition_variable>
 #include <functional>
+#include <list>
 #include <string>
 #include <thread>
 #include <vector>
@@ -110,7 +113,8 @@ class ModelManager {
   // Serves exactly `configs` from now on (unique, non-empty names). Every base path must be a
   // readable directory, else nothing changes and the error names the model. Otherwise models
   // not listed any more unload (their versions stay visible in GetVersionStatus as END), new and
-  // changed ones are reconciled, and the call returns once all loads have finished. Version labels
+  // changed ones are reconciled, and the call returns once every load's first attempt has
+  // finished (versions being retried are LOADING). Version labels
   // are applied last: a label may only point to an AVAILABLE version (unless
   // allow_version_labels_for_unavailable_models and the label is new); a model whose labels break
   // that rule keeps its previous labels and the call returns FAILED_PRECONDITION naming it.
@@ -158,6 +162,9 @@ class ModelManager {
  private:
   struct VersionEntry {
     VersionStatus status;
+    // Identifies the load in progress; a retry records its outcome only while this still
+    // matches (0 = none wanted).
+    uint64_t load_generation = 0;
     std::shared_ptr<const SavedModelBundle> bundle;
     std::shared_ptr<const SignatureRunner> runner;
   };
@@ -170,13 +177,29 @@ class ModelManager {
     std::string model;
     int64_t version;
     std::string path;
+    uint64_t generation;
+  };
+  struct LoadResult {
+    absl::Status status;
+    std::shared_ptr<const SavedModelBundle> bundle;
+    std::shared_ptr<const SignatureRunner> runner;
+  };
+  struct RetryThread {
+    std::thread thread;
+    bool done = false;  // guarded by poll_mu_
   };
 
   // Scans every configured model's base path, loads what the policies want and unloads the rest.
   // Callers hold reconcile_mu_, not mu_.
   void ReconcileAll();
-  // Loads one version (with retries and on_loaded) and records the outcome.
+  // Loads one version (with on_loaded) and records the outcome, or hands it to a retry thread.
   void Load(const LoadTask& task);
+  // One attempt (`attempt` 0 is the first), with its metrics and log lines.
+  LoadResult AttemptLoad(const LoadTask& task, int attempt);
+  // Records `result` unless the load was abandoned; true when the version became AVAILABLE.
+  bool FinishLoad(const LoadTask& task, LoadResult result);
+  bool LoadStillWanted(const LoadTask& task) const;
+  void RetryInBackground(const LoadTask& task);
   // Applies the labels of `configs` where valid; FAILED_PRECONDITION naming the first bad one.
   absl::Status ApplyLabels(const std::vector<ModelConfig>& configs);
   // Records a state change (and its metric). Callers hold mu_.
@@ -189,12 +212,14 @@ class ModelManager {
   std::mutex reconcile_mu_;  // serialises ApplyConfig, AddModel and Poll (loads run outside mu_)
   mutable std::mutex mu_;
   std::map<std::string, Model> models_;  // guarded by mu_
+  uint64_t last_load_generation_ = 0;    // guarded by mu_
 
   std::mutex poll_mu_;
   std::condition_variable poll_cv_;
   bool stop_polling_ = false;  // guarded by poll_mu_
   bool destroying_ = false;    // guarded by poll_mu_; cuts load retries short
   std::thread poll_thread_;
+  std::list<RetryThread> retries_;  // guarded by poll_mu_
 };
 
 // Numeric subdirectory names of `base_path` (e.g. "00000123" → 123), ascending. Non-numeric

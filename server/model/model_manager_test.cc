@@ -8,6 +8,10 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <thread>
+#include <vector>
+#include <algorithm>
+#include <chrono>
 
 namespace tensord {
 namespace {
@@ -26,6 +30,20 @@ fs::path MakeBase(const std::string& name) {
 
 void LinkGood(const fs::path& base, const std::string& version) {
   fs::create_directory_symlink(fs::absolute("tests/testdata/keras_mlp/1"), base / version);
+}
+
+// The versions of `name`, once none is LOADING any more (retries run in the background).
+std::vector<VersionStatus> SettledStatus(const ModelManager& manager, const std::string& name) {
+  for (;;) {
+    auto statuses = manager.GetVersionStatus(name, std::nullopt);
+    if (!statuses.ok()) return {};
+    if (std::none_of(statuses->begin(), statuses->end(), [](const VersionStatus& s) {
+          return s.state == VersionState::kLoading;
+        })) {
+      return *statuses;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
 }
 
 // Bad versions in these tests fail for good; TF Serving's default retries would only slow them.
@@ -316,14 +334,70 @@ TEST(ModelManagerTest, RetriesRunTheHookAgainAndParallelLoadsFinish) {
   };
   ModelManager manager(options);
   ASSERT_TRUE(manager.ApplyConfig({ModelConfig{"m", base.string(), VersionPolicy::kAll}}).ok());
-  auto statuses = manager.GetVersionStatus("m", std::nullopt);
-  ASSERT_TRUE(statuses.ok());
-  ASSERT_EQ(statuses->size(), 3u);
-  EXPECT_EQ((*statuses)[0].state, VersionState::kAvailable);
-  EXPECT_EQ((*statuses)[1].state, VersionState::kEnd);
-  EXPECT_EQ((*statuses)[1].status.message(), "warmup failed for good");
-  EXPECT_EQ((*statuses)[2].state, VersionState::kAvailable);
+  const std::vector<VersionStatus> statuses = SettledStatus(manager, "m");
+  ASSERT_EQ(statuses.size(), 3u);
+  EXPECT_EQ(statuses[0].state, VersionState::kAvailable);
+  EXPECT_EQ(statuses[1].state, VersionState::kEnd);
+  EXPECT_EQ(statuses[1].status.message(), "warmup failed for good");
+  EXPECT_EQ(statuses[2].state, VersionState::kAvailable);
   EXPECT_EQ(calls.load(), 3 + 3 + 1);  // v3: 3 attempts, v2: 1 + 2 retries, v1: 1
+}
+
+// Regression: loads retried inside ApplyConfig, so one broken model held every other model (and
+// the server's start) back for the whole retry schedule, 5 x 60 s by default.
+TEST(ModelManagerTest, BrokenModelRetriesInTheBackgroundWhileOthersServe) {
+  fs::path good = MakeBase("retry_good");
+  LinkGood(good, "1");
+  fs::path bad = MakeBase("retry_bad");
+  fs::create_directories(bad / "1");  // no saved_model.pb
+  ModelManagerOptions options;
+  options.max_num_load_retries = 5;
+  options.load_retry_interval = absl::Hours(1);  // only the destructor can cut these short
+  ModelManager manager(options);
+  ASSERT_TRUE(manager.ApplyConfig({ModelConfig{"bad", bad.string()},
+                                   ModelConfig{"good", good.string()}})
+                  .ok());
+  EXPECT_TRUE(manager.GetServable("good", std::nullopt).ok());
+  auto bad_status = manager.GetVersionStatus("bad", std::nullopt);
+  ASSERT_TRUE(bad_status.ok());
+  ASSERT_EQ(bad_status->size(), 1u);
+  EXPECT_EQ((*bad_status)[0].state, VersionState::kLoading);
+
+  // Dropping the model from the config ends its retries.
+  ASSERT_TRUE(manager.ApplyConfig({ModelConfig{"good", good.string()}}).ok());
+  bad_status = manager.GetVersionStatus("bad", std::nullopt);
+  ASSERT_TRUE(bad_status.ok());
+  EXPECT_EQ((*bad_status)[0].state, VersionState::kEnd);
+  EXPECT_EQ((*bad_status)[0].status.code(), absl::StatusCode::kCancelled);
+  EXPECT_TRUE(manager.GetServable("good", std::nullopt).ok());
+}
+
+TEST(ModelManagerTest, RetryServesAVersionRepairedOnDisk) {
+  fs::path base = MakeBase("repaired");
+  LinkGood(base, "1");
+  fs::create_directories(base / "2");  // incomplete: the export is still being copied
+  ModelManagerOptions options;
+  options.max_num_load_retries = 1000;
+  options.load_retry_interval = absl::Milliseconds(20);
+  ModelManager manager(options);
+  ASSERT_TRUE(manager.AddModel("m", base.string()).ok());
+  // The policy (latest 1) wants only version 2, which is still being retried.
+  EXPECT_EQ(manager.GetServable("m", std::nullopt).status().code(), absl::StatusCode::kNotFound);
+  for (const char* file : {"saved_model.pb", "variables"}) {
+    fs::path from = fs::absolute("tests/testdata/keras_mlp/1") / file;
+    if (fs::is_directory(from)) {
+      fs::create_directory_symlink(from, base / "2" / file);
+    } else {
+      fs::create_symlink(from, base / "2" / file);
+    }
+  }
+  const std::vector<VersionStatus> statuses = SettledStatus(manager, "m");
+  ASSERT_EQ(statuses.size(), 1u);
+  EXPECT_EQ(statuses[0].version, 2);
+  EXPECT_EQ(statuses[0].state, VersionState::kAvailable);
+  auto handle = manager.GetServable("m", std::nullopt);
+  ASSERT_TRUE(handle.ok()) << handle.status();
+  EXPECT_EQ(handle->version, 2);
 }
 
 }  // namespace

@@ -175,6 +175,7 @@ absl::StatusOr<json::Value> Predict(const ModelManager& manager, const PathSpec&
   }
   JsonFormat format = JsonFormat::kRow;
   TENSORD_RETURN_IF_ERROR(FillPredictRequestFromJson(body, it->second, &request, &format));
+  TENSORD_ASSIGN_OR_RETURN(Admission::Slot slot, AdmitRequest(*handle, context));
   serving::PredictResponse response;
   TENSORD_RETURN_IF_ERROR(PredictOn(*handle, request, &response, context));
   return PredictResponseToJson(response, format);
@@ -210,7 +211,18 @@ RestResponse Readiness(const ServerHealth* health, const std::string& model) {
     status = *checked;
   }
   const bool ready = status == ::grpc::health::v1::HealthCheckResponse::SERVING;
-  RestResponse r = JsonResponse(json::Parse(ready ? "{\"ready\": true}" : "{\"ready\": false}").value());
+  json::Value body = json::Value::Object();
+  body.Set("ready", json::Value::Bool(ready));
+  // Whole-server readiness says which models hold it back (loading, retrying or failed).
+  if (!ready && model.empty() && health != nullptr) {
+    json::Value names = json::Value::Array();
+    for (const std::string& name : health->UnavailableModels()) {
+      names.Append(json::Value::String(name));
+    }
+    body.Set("models_not_ready", std::move(names));
+    if (health->draining()) body.Set("draining", json::Value::Bool(true));
+  }
+  RestResponse r = JsonResponse(body);
   if (!ready) r.http_status = 503;
   return r;
 }
@@ -297,6 +309,7 @@ RestResponse RestApi::Dispatch(const std::string& method, const std::string& pat
     RequestContext context;
     context.cancellation = &token;
     context.limits = &options_.limits;
+    context.admission = services_.admission;
     const int depth = options_.max_json_depth;
     int64_t examples = -1;
     absl::StatusOr<json::Value> result;

@@ -36,6 +36,7 @@
 #include "server/health/health_service.h"
 #include "server/metrics/serving_metrics.h"
 #include "server/model/model_manager.h"
+#include "server/tfserving/admission.h"
 #include "server/tfserving/request_limits.h"
 
 namespace httplib {
@@ -69,6 +70,7 @@ struct RestServices {
   const ServerHealth* health = nullptr;       // readiness; null = ready whenever live
   ServingMetrics* metrics = nullptr;          // request metrics; null = not recorded
   const MetricRegistry* registry = nullptr;   // exposition source; null = no metrics endpoint
+  Admission* admission = nullptr;             // per-model request bounds; null = none
 };
 
 // A routed request's result: HTTP status, body and its content type.

@@ -329,6 +329,7 @@ absl::Status OnResolved(const ModelManager& manager, const serving::ModelSpec& s
   if (context != nullptr) context->model = spec.name();
   absl::StatusOr<ServableHandle> handle = ResolveServable(manager, spec);
   if (!handle.ok()) return handle.status();
+  TENSORD_ASSIGN_OR_RETURN(Admission::Slot slot, AdmitRequest(*handle, context));
   return on(*handle, request, response, context);
 }
 
@@ -483,6 +484,12 @@ absl::Status PredictOn(const ServableHandle& handle, const serving::PredictReque
     TensorToProto(tensor, &(*out_map)[alias], /*use_tensor_content=*/true);
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<Admission::Slot> AdmitRequest(const ServableHandle& handle,
+                                             RequestContext* context) {
+  if (context == nullptr || context->admission == nullptr) return Admission::Slot();
+  return context->admission->Admit(handle.name, context->cancellation);
 }
 
 absl::Status HandlePredict(const ModelManager& manager, const serving::PredictRequest& request,

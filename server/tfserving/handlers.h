@@ -23,6 +23,7 @@
 #include "protos/serving/predict.pb.h"
 #include "protos/serving/regression.pb.h"
 #include "server/model/model_manager.h"
+#include "server/tfserving/admission.h"
 #include "server/tfserving/request_limits.h"
 
 namespace tensord {
@@ -33,6 +34,9 @@ struct RequestContext {
   const CancellationToken* cancellation = nullptr;
   // Bounds on the request's input tensors; null = RequestLimits' defaults. Not owned.
   const RequestLimits* limits = nullptr;
+  // Per-model bounds on running and waiting requests, applied once the model is resolved;
+  // null = none. Not owned.
+  Admission* admission = nullptr;
   // Filled in by the handler as far as it got (version -1 = not resolved).
   std::string model;
   int64_t version = -1;
@@ -64,6 +68,12 @@ absl::Status HandleMultiInference(const ModelManager& manager,
                                   const ::tensorflow::serving::MultiInferenceRequest& request,
                                   ::tensorflow::serving::MultiInferenceResponse* response,
                                   RequestContext* context = nullptr);
+
+// A slot of context->admission for the request's model, held by the caller while the request
+// runs (an empty slot when there is no context or admission). The Handle* forms take it
+// themselves; front doors that resolve the servable and call an *On form take it first.
+absl::StatusOr<Admission::Slot> AdmitRequest(const ServableHandle& handle,
+                                             RequestContext* context);
 
 absl::Status PredictOn(const ServableHandle& handle,
                        const ::tensorflow::serving::PredictRequest& request,

@@ -45,6 +45,7 @@ struct ServeEnv {
   const ModelManager* manager;
   ServingMetrics* metrics;
   const RequestLimits* limits;
+  Admission* admission;
 };
 
 // Runs `handle` for one inference RPC with the client's deadline, and records its metrics.
@@ -57,6 +58,7 @@ grpc::Status Serve(const ServeEnv& env, const char* method, const std::string& m
   RequestContext request_context;
   request_context.cancellation = &token;
   request_context.limits = env.limits;
+  request_context.admission = env.admission;
   absl::Status status = token.Check();
   if (status.ok()) status = handle(&request_context);
   request_metrics.Finish(status, request_context, request.ByteSizeLong(),
@@ -69,7 +71,7 @@ grpc::Status Serve(const ServeEnv& env, const char* method, const std::string& m
 grpc::Status PredictionServiceImpl::Predict(grpc::ServerContext* context,
                                             const serving::PredictRequest* request,
                                             serving::PredictResponse* response) {
-  return Serve({manager_, metrics_, &limits_}, "Predict", request->model_spec().name(), context,
+  return Serve({manager_, metrics_, &limits_, admission_}, "Predict", request->model_spec().name(), context,
                *request, response, -1, [&](RequestContext* rc) {
                  return HandlePredict(*manager_, *request, response, rc);
                });
@@ -84,7 +86,7 @@ grpc::Status PredictionServiceImpl::GetModelMetadata(
 grpc::Status PredictionServiceImpl::Classify(grpc::ServerContext* context,
                                              const serving::ClassificationRequest* request,
                                              serving::ClassificationResponse* response) {
-  return Serve({manager_, metrics_, &limits_}, "Classify", request->model_spec().name(), context,
+  return Serve({manager_, metrics_, &limits_, admission_}, "Classify", request->model_spec().name(), context,
                *request, response, ExampleCount(request->input()), [&](RequestContext* rc) {
                  return HandleClassify(*manager_, *request, response, rc);
                });
@@ -93,7 +95,7 @@ grpc::Status PredictionServiceImpl::Classify(grpc::ServerContext* context,
 grpc::Status PredictionServiceImpl::Regress(grpc::ServerContext* context,
                                             const serving::RegressionRequest* request,
                                             serving::RegressionResponse* response) {
-  return Serve({manager_, metrics_, &limits_}, "Regress", request->model_spec().name(), context,
+  return Serve({manager_, metrics_, &limits_, admission_}, "Regress", request->model_spec().name(), context,
                *request, response, ExampleCount(request->input()), [&](RequestContext* rc) {
                  return HandleRegress(*manager_, *request, response, rc);
                });
@@ -104,7 +106,7 @@ grpc::Status PredictionServiceImpl::MultiInference(grpc::ServerContext* context,
                                                    serving::MultiInferenceResponse* response) {
   const std::string model =
       request->tasks_size() > 0 ? request->tasks(0).model_spec().name() : std::string();
-  return Serve({manager_, metrics_, &limits_}, "MultiInference", model, context, *request, response,
+  return Serve({manager_, metrics_, &limits_, admission_}, "MultiInference", model, context, *request, response,
                ExampleCount(request->input()), [&](RequestContext* rc) {
                  return HandleMultiInference(*manager_, *request, response, rc);
                });

@@ -15,16 +15,17 @@
 #include "protos/serving/prediction_service.grpc.pb.h"
 #include "server/metrics/serving_metrics.h"
 #include "server/model/model_manager.h"
+#include "server/tfserving/admission.h"
 #include "server/tfserving/request_limits.h"
 
 namespace tensord {
 
 class PredictionServiceImpl final : public ::tensorflow::serving::PredictionService::Service {
  public:
-  // `manager` and `metrics` (may be null) must outlive the service.
+  // `manager`, `metrics` and `admission` (both may be null) must outlive the service.
   PredictionServiceImpl(const ModelManager* manager, ServingMetrics* metrics,
-                        RequestLimits limits = {})
-      : manager_(manager), metrics_(metrics), limits_(limits) {}
+                        RequestLimits limits = {}, Admission* admission = nullptr)
+      : manager_(manager), metrics_(metrics), limits_(limits), admission_(admission) {}
 
   grpc::Status Predict(grpc::ServerContext* context,
                        const ::tensorflow::serving::PredictRequest* request,
@@ -46,6 +47,7 @@ class PredictionServiceImpl final : public ::tensorflow::serving::PredictionServ
   const ModelManager* manager_;
   ServingMetrics* metrics_;
   const RequestLimits limits_;
+  Admission* const admission_;
 };
 
 // Who may call the model-management RPCs (HandleReloadConfigRequest), as Triton's restricted

@@ -6,6 +6,7 @@ cases batching must not change (oversized requests, stateful models, per-model s
 """
 import os
 import shutil
+import signal
 import threading
 import time
 
@@ -244,3 +245,30 @@ def test_unloading_a_model_answers_the_requests_in_its_queue(servers, tmp_path, 
     got = server.predict.Predict(_request("b", inputs[0]), timeout=30).outputs["output_0"]
     np.testing.assert_allclose(tf.make_ndarray(got), keras_mlp(
         features=tf.constant(inputs[0]))["output_0"].numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_sigterm_answers_queued_requests_without_waiting_for_the_batch_timeout(
+        servers, tmp_path, keras_mlp):
+    """Regression: draining waited out every partial batch's timer (here 60 s, longer than the
+    drain timeout, so queued requests were cut off instead of answered)."""
+    params = _write(os.path.join(str(tmp_path), "batching.config"),
+                    "max_batch_size { value: 64 }\nbatch_timeout_micros { value: 60000000 }\n")
+    server = servers(["--model_name=mlp", "--model_base_path=" + MLP_BASE, "--enable_batching",
+                      "--batching_parameters_file=" + params])
+    rng = np.random.default_rng(4)
+    inputs = [rng.standard_normal((1, 16)).astype(np.float32) for _ in range(3)]
+    futures = [server.predict.Predict.future(_request("mlp", x), timeout=60) for x in inputs]
+    for _ in range(200):
+        _, metrics = server.http_get("/monitoring/prometheus/metrics")
+        if _metric_sum(metrics, "tensord_batch_queue_depth", model="mlp") == 3:
+            break
+        time.sleep(0.01)
+    assert _metric_sum(metrics, "tensord_batch_queue_depth", model="mlp") == 3, metrics
+    start = time.time()
+    server.proc.send_signal(signal.SIGTERM)
+    for x, future in zip(inputs, futures):
+        got = tf.make_ndarray(future.result(timeout=10).outputs["output_0"])
+        want = keras_mlp(features=tf.constant(x))["output_0"].numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    assert server.proc.wait(timeout=10) == 0
+    assert time.time() - start < 5

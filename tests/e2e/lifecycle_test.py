@@ -6,8 +6,10 @@ written with TensorFlow's own TFRecordWriter and TF Serving's PredictionLog.
 
     python3 -m pytest -q tests/e2e/lifecycle_test.py
 """
+import json
 import os
 import shutil
+import subprocess
 import threading
 import time
 
@@ -21,6 +23,7 @@ from tensorflow_serving.config import model_server_config_pb2
 
 from tensord_process import MLP_BASE, Server, model_config_proto, model_config_text
 
+LOADING = 20
 AVAILABLE = 30
 END = 50
 
@@ -124,10 +127,43 @@ def test_broken_model_next_to_good_ones(servers, tmp_path):
         server.predict.Predict(_predict_request("broken"), timeout=30)
     assert e.value.code() == grpc.StatusCode.NOT_FOUND
     # Readiness: the server as a whole is not ready, the good model is.
-    assert server.http_get("/v2/health/ready")[0] == 503
+    code, body = server.http_get("/v2/health/ready")
+    assert code == 503
+    assert json.loads(body) == {"ready": False, "models_not_ready": ["broken"]}
     assert server.http_get("/v2/models/good/ready")[0] == 200
     assert server.http_get("/v2/models/broken/ready")[0] == 503
     assert "model version failed to load" in server.log()
+
+
+def test_broken_model_retries_in_the_background_while_good_ones_serve(servers, tmp_path):
+    """Regression: startup waited for every retry of a broken model (5 x 60 s by default)
+    before serving the good ones. Now the good model serves at once, the broken one stays
+    LOADING while it is retried, and a retry picks up the version once it is repaired."""
+    good = _copy_mlp(tmp_path, "good")
+    broken = os.path.join(str(tmp_path), "broken")
+    os.makedirs(os.path.join(broken, "1"))  # the export is not there yet
+    config = os.path.join(str(tmp_path), "models.config")
+    with open(config, "w") as f:
+        f.write(model_config_text([("good", good), ("broken", broken)]))
+    server = servers(["--model_config_file=" + config, "--max_num_load_retries=1000",
+                      "--load_retry_interval_micros=200000"], rest=True)
+    server.predict.Predict(_predict_request("good"), timeout=30)
+    assert server.version_states("broken") == {1: LOADING}
+    code, body = server.http_get("/v2/health/ready")
+    assert (code, json.loads(body)) == (503, {"ready": False, "models_not_ready": ["broken"]})
+    assert server.http_get("/v2/models/good/ready")[0] == 200
+
+    # The export arrives: copied beside the version directory, then renamed into place.
+    staged = os.path.join(str(tmp_path), "staged")
+    shutil.copytree(os.path.join(MLP_BASE, "1"), staged)
+    os.rmdir(os.path.join(broken, "1"))
+    os.rename(staged, os.path.join(broken, "1"))
+    assert _wait_for(lambda: server.http_get("/v2/health/ready")[0] == 200), server.log()
+    assert server.version_states("broken") == {1: AVAILABLE}
+    got = server.predict.Predict(_predict_request("broken"), timeout=30)
+    want = server.predict.Predict(_predict_request("good"), timeout=30)
+    np.testing.assert_array_equal(tf.make_ndarray(got.outputs["output_0"]),
+                                  tf.make_ndarray(want.outputs["output_0"]))
 
 
 def test_config_file_polling_applies_changes_and_ignores_broken_files(servers, tmp_path):
@@ -229,3 +265,47 @@ def test_no_request_is_lost_during_a_version_swap(servers, tmp_path):
     assert errors == []
     assert 1 in versions and 2 in versions
     assert versions[-1] == 2
+
+
+def _snapshot(root):
+    """{relative path: content} of every file under `root`."""
+    files = {}
+    for directory, _, names in os.walk(root):
+        for name in names:
+            path = os.path.join(directory, name)
+            with open(path, "rb") as f:
+                files[os.path.relpath(path, root)] = f.read()
+    return files
+
+
+def test_kill_9_during_a_load_leaves_nothing_to_clean_up(servers, tmp_path):
+    """Crash-only: a server killed mid-load writes nothing under the model or config
+    directories, and a restarted one serves with no cleanup."""
+    from tensord_process import BINARY, free_port
+    root = os.path.join(str(tmp_path), "deploy")
+    base = _copy_mlp(root, "mlp")
+    _write_warmup(os.path.join(base, "1"), [64])
+    config = os.path.join(root, "models.config")
+    with open(config, "w") as f:
+        f.write(model_config_text([("mlp", base)]))
+    before = _snapshot(root)
+    log_path = os.path.join(str(tmp_path), "killed.log")
+    with open(log_path, "w") as log:
+        # Warmup replayed a million times keeps the load going until the kill.
+        proc = subprocess.Popen([BINARY, "--port=%d" % free_port(), "--model_config_file=" + config,
+                                 "--num_request_iterations_for_warmup=1000000"],
+                                stdout=log, stderr=subprocess.STDOUT)
+        try:
+            assert _wait_for(lambda: "loading model version" in open(log_path).read())
+            time.sleep(0.5)
+            assert "model version available" not in open(log_path).read()
+        finally:
+            proc.kill()
+            proc.wait()
+    assert _snapshot(root) == before
+    server = servers(["--model_config_file=" + config, "--enable_model_warmup=false"])
+    request = _predict_request("mlp")
+    got = server.predict.Predict(request, timeout=30).outputs["output_0"]
+    model = tf.saved_model.load(os.path.join(MLP_BASE, "1")).signatures["serving_default"]
+    want = model(features=tf.constant(tf.make_ndarray(request.inputs["features"])))["output_0"]
+    np.testing.assert_allclose(tf.make_ndarray(got), want.numpy(), rtol=1e-5, atol=1e-6)

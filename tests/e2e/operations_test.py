@@ -9,9 +9,12 @@ exported with TensorFlow at test time.
 import json
 import re
 import signal
+import socket
 import subprocess
 import threading
 import time
+import urllib.error
+import urllib.request
 
 import grpc
 import numpy as np
@@ -182,6 +185,78 @@ def test_drain_timeout_bounds_shutdown(slow_server):
     assert time.time() - start < 4.5
     caller.join(timeout=30)
     assert "error" in result, "the 6 s request should have been cut off"
+
+
+def test_admission_control_refuses_what_does_not_fit(slow_server):
+    """One request runs and one waits; a third is refused at once over gRPC and REST, a waiting
+    request whose deadline passes never runs, and the model serves again once it is free."""
+    server = slow_server(["--max_inflight_requests_per_model=1",
+                          "--max_queued_requests_per_model=1"])
+    rows = _rows_for(server, 3.0)
+    running = server.predict.Predict.future(_request(rows), timeout=60)
+    time.sleep(0.3)
+    waiting = server.predict.Predict.future(_request(1), timeout=60)
+    time.sleep(0.3)
+    start = time.time()
+    with pytest.raises(grpc.RpcError) as e:
+        server.predict.Predict(_request(1), timeout=60)
+    assert time.time() - start < 1.0  # refused, not queued
+    assert e.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert "model slow is at capacity" in e.value.details()
+    assert "--max_inflight_requests_per_model=1" in e.value.details()
+    body = json.dumps({"instances": [[0.5] * 512]}).encode()
+    request = urllib.request.Request(server.rest_url + "/v1/models/slow:predict", data=body)
+    with pytest.raises(urllib.error.HTTPError) as http_error:
+        urllib.request.urlopen(request, timeout=60)
+    assert http_error.value.code == 429
+    assert "at capacity" in json.loads(http_error.value.read())["error"]
+    big = tf.make_ndarray(running.result().outputs["y"])
+    one = tf.make_ndarray(waiting.result().outputs["y"])  # it waited its turn and ran
+    assert big.shape == (rows,) and one.shape == (1,)
+    np.testing.assert_allclose(big, np.full(rows, one[0]), rtol=1e-5, atol=1e-6)
+    # A request that waits past its deadline ends DEADLINE_EXCEEDED without running.
+    before = _runtime_seconds(server)
+    running = server.predict.Predict.future(_request(rows), timeout=60)
+    time.sleep(0.3)
+    with pytest.raises(grpc.RpcError) as e:
+        server.predict.Predict(_request(rows), timeout=0.5)
+    assert e.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+    running.result()
+    server.predict.Predict(_request(1), timeout=60)
+    ran = _runtime_seconds(server) - before
+    one_big = _timed(server, rows)
+    assert ran < 1.5 * one_big, (ran, one_big)  # the expired request never ran
+
+
+def test_slow_rest_client_cannot_hold_shutdown_past_the_drain_timeout(slow_server):
+    """Regression: shutdown waited for every REST thread, and a client sending its body a byte
+    at a time (within the read timeout) held one for as long as it liked."""
+    server = slow_server(["--drain_timeout_seconds=1"])
+    stop = threading.Event()
+    sock = socket.create_connection(("127.0.0.1", server.rest_port))
+
+    def trickle():
+        sock.sendall(b"POST /v1/models/slow:predict HTTP/1.1\r\nHost: x\r\n"
+                     b"Content-Type: application/json\r\nContent-Length: 1000000\r\n\r\n{")
+        while not stop.wait(0.2):
+            try:
+                sock.sendall(b" ")
+            except OSError:
+                return
+    sender = threading.Thread(target=trickle)
+    sender.start()
+    try:
+        time.sleep(1)
+        start = time.time()
+        server.proc.send_signal(signal.SIGTERM)
+        assert server.proc.wait(timeout=30) == 0
+        took = time.time() - start
+    finally:
+        stop.set()
+        sender.join()
+        sock.close()
+    assert took < 1 + 3 + 1.5, took  # drain timeout + tensord's 3 s grace + slack
+    assert "shutdown took too long" in server.log()
 
 
 def test_grpc_health_per_model_and_reflection(slow_server):
