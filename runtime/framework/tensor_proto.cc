@@ -288,6 +288,10 @@ absl::StatusOr<Tensor> TensorFromProto(const TensorProto& proto, int64_t max_byt
     FillTyped(proto, &t);
   } else if (proto.dtype() == DT_STRING) {
     ParseStringContent(content, &t);
+  } else if (proto.dtype() == DT_BOOL) {
+    // Any non-zero byte is true: a bool holding a byte other than 0 or 1 is undefined behaviour.
+    uint8_t* out = static_cast<uint8_t*>(t.raw_data());
+    for (size_t i = 0; i < content.size(); ++i) out[i] = content[i] != 0 ? 1 : 0;
   } else {
     std::memcpy(t.raw_data(), content.data(), content.size());
   }

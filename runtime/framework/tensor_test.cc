@@ -221,5 +221,21 @@ TEST(TensorProtoTest, OddComplexValueCountsAreRejected) {
   EXPECT_EQ(t->data<std::complex<float>>()[1], std::complex<float>(3, 4));
 }
 
+// Regression (found by tests/fuzz:tensor_proto_fuzzer under UBSan): bool tensor_content was
+// copied byte for byte, so a client's byte 0x38 became a bool holding 56, which is undefined
+// behaviour wherever it is read.
+TEST(TensorProtoTest, BoolContentBytesBecomeZeroOrOne) {
+  ::tensorflow::TensorProto p;
+  p.set_dtype(DT_BOOL);
+  p.mutable_tensor_shape()->add_dim()->set_size(3);
+  p.set_tensor_content(std::string("\x00\x38\x01", 3));
+  auto t = TensorFromProto(p);
+  ASSERT_TRUE(t.ok()) << t.status();
+  const uint8_t* bytes = static_cast<const uint8_t*>(t->raw_data());
+  EXPECT_EQ(bytes[0], 0);
+  EXPECT_EQ(bytes[1], 1);
+  EXPECT_EQ(bytes[2], 1);
+}
+
 }  // namespace
 }  // namespace tensord
