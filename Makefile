@@ -6,7 +6,8 @@
 #                (`make asan`; its own output tree, ~15 minutes cold on 2 cores), the batching
 #                and health tests under ThreadSanitizer (`make tsan`, ~10 minutes cold),
 #                and finally every fuzz target for 30 s (`make fuzz`, clang, its own output base)
-#   make fuzz    FUZZ_SECONDS=N: fuzz every target of tests/fuzz for N seconds (default 30)
+#   make fuzz    FUZZ_SECONDS=N: fuzz every target of tests/fuzz for N seconds (default 30),
+#                from a random seed unless FUZZ_SEED=S
 #   make serve   build, run the bundled demo model with tensorctl, then start the tensord daemon
 #                on it (gRPC, port 8500) and print how to call it
 #   make build   build everything (bazel build //...)
@@ -57,6 +58,9 @@ ASAN_TESTS := //runtime/exec/... //runtime/framework/... //runtime/util/... \
 # The fuzz targets and the Bazel that builds them with clang: an output base of its own, one
 # per checkout, so the normal build's gcc toolchain is never reconfigured.
 FUZZ_SECONDS ?= 30
+# libFuzzer's seed; 0 = a random one. `make test` pins it, so that its fuzzing stage is
+# repeatable: a failure there is the same input again on the next run.
+FUZZ_SEED ?= 0
 FUZZ_TARGETS := tensor_proto_fuzzer rest_request_fuzzer example_fuzzer saved_model_fuzzer \
 	tensor_bundle_fuzzer tfrecord_fuzzer model_config_fuzzer batching_parameters_fuzzer
 FUZZ_BAZEL := $(BAZEL) --output_base=$(HOME)/.cache/tensord-fuzz/$(shell echo "$(CURDIR)" | md5sum | cut -c1-12) --max_idle_secs=600
@@ -112,7 +116,7 @@ test: deps
 	[ $$rc -eq 0 ] || [ $$rc -eq 5 ] || status=1; \
 	$(MAKE) --no-print-directory asan || status=1; \
 	$(MAKE) --no-print-directory tsan || status=1; \
-	$(MAKE) --no-print-directory fuzz || status=1; \
+	$(MAKE) --no-print-directory fuzz FUZZ_SEED=1 || status=1; \
 	exit $$status
 
 asan: deps-apt
@@ -133,8 +137,8 @@ fuzz: deps-apt
 	  work=$$(mktemp -d "$${TMPDIR:-/tmp}/tensord-fuzz-$$t.XXXXXX"); \
 	  log="$$work/fuzz.log"; \
 	  mkdir "$$work/corpus"; \
-	  if bazel-fuzz-bin/tests/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
-	       -rss_limit_mb=2560 -max_len=1048576 -print_final_stats=1 \
+	  if bazel-fuzz-bin/tests/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -seed=$(FUZZ_SEED) \
+	       -timeout=10 -rss_limit_mb=2560 -max_len=1048576 -print_final_stats=1 \
 	       -artifact_prefix=tests/fuzz/corpus/$$t/ "$$work/corpus" tests/fuzz/corpus/$$t \
 	       >"$$log" 2>&1; then \
 	    echo "//tests/fuzz:$$t.fuzz PASSED ($(FUZZ_SECONDS) s, $$(sed -n 's/^stat::number_of_executed_units: *//p' "$$log") runs)"; \
