@@ -51,6 +51,16 @@ def _metric_sum(text, name, **labels):
     return total
 
 
+def _wait_for_queue_depth(server, model, depth):
+    """Waits up to 2 s for `depth` requests of `model` in its batch queue (/metrics)."""
+    for _ in range(200):
+        _, metrics = server.http_get("/monitoring/prometheus/metrics")
+        if _metric_sum(metrics, "tensord_batch_queue_depth", model=model) == depth:
+            return
+        time.sleep(0.01)
+    raise AssertionError("batch queue of %s never held %d requests:\n%s" % (model, depth, metrics))
+
+
 @pytest.fixture
 def servers(tmp_path):
     started = []
@@ -220,14 +230,7 @@ def test_unloading_a_model_answers_the_requests_in_its_queue(servers, tmp_path, 
     rng = np.random.default_rng(3)
     inputs = [rng.standard_normal((1, 16)).astype(np.float32) for _ in range(4)]
     futures = [server.predict.Predict.future(_request("a", x), timeout=60) for x in inputs]
-    queued = False
-    for _ in range(200):
-        _, metrics = server.http_get("/monitoring/prometheus/metrics")
-        if _metric_sum(metrics, "tensord_batch_queue_depth", model="a") == 4:
-            queued = True
-            break
-        time.sleep(0.01)
-    assert queued, metrics
+    _wait_for_queue_depth(server, "a", 4)
 
     reload = model_management_pb2.ReloadConfigRequest()
     reload.config.CopyFrom(model_config_proto([("b", models["b"])]))
@@ -258,12 +261,7 @@ def test_sigterm_answers_queued_requests_without_waiting_for_the_batch_timeout(
     rng = np.random.default_rng(4)
     inputs = [rng.standard_normal((1, 16)).astype(np.float32) for _ in range(3)]
     futures = [server.predict.Predict.future(_request("mlp", x), timeout=60) for x in inputs]
-    for _ in range(200):
-        _, metrics = server.http_get("/monitoring/prometheus/metrics")
-        if _metric_sum(metrics, "tensord_batch_queue_depth", model="mlp") == 3:
-            break
-        time.sleep(0.01)
-    assert _metric_sum(metrics, "tensord_batch_queue_depth", model="mlp") == 3, metrics
+    _wait_for_queue_depth(server, "mlp", 3)
     start = time.time()
     server.proc.send_signal(signal.SIGTERM)
     for x, future in zip(inputs, futures):
