@@ -10,6 +10,7 @@
 #                from a random seed unless FUZZ_SEED=S
 #   make serve   build, run the bundled demo model with tensorctl, then start the tensord daemon
 #                on it (gRPC, port 8500) and print how to call it
+#   make soak    SOAK_SECONDS=N (default 600) soak test under faults -> tests/soak/SOAK_REPORT.md
 #   make build   build everything (bazel build //...)
 #   make deps    only install the Debian and Python packages that are missing
 #
@@ -33,7 +34,8 @@ DEMO_INPUT := features=[[0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 
 APT_PACKAGES := bazel-bootstrap bazel-rules-java libgrpc++-dev protobuf-compiler-grpc \
 	libprotobuf-dev protobuf-compiler libabsl-dev libeigen3-dev libgtest-dev libgmock-dev \
 	libbenchmark-dev libsnappy-dev libre2-dev libicu-dev libcpp-httplib-dev libdnnl-dev \
-	libtcmalloc-minimal4 pkg-config prometheus curl openssl clang libclang-rt-14-dev
+	libtcmalloc-minimal4 pkg-config prometheus curl openssl clang libclang-rt-14-dev \
+	libevent-dev libsimdjson-dev zlib1g-dev
 PYTHON_MODULES := tensorflow numpy pytest grpc grpc_health grpc_reflection kubernetes_validate \
 	tensorflow_serving
 
@@ -48,7 +50,7 @@ endif
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 APT_INSTALL := $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq
 
-.PHONY: all build test serve deps deps-apt deps-python models asan tsan fuzz
+.PHONY: all build test serve deps deps-apt deps-python models asan tsan fuzz soak
 
 # What runs under AddressSanitizer (with leak checks): the code that serves requests.
 ASAN_TESTS := //runtime/exec/... //runtime/framework/... //runtime/util/... \
@@ -163,6 +165,13 @@ models:
 	  echo "models: generating$$missing"; \
 	  $(PYTHON) tests/models/generate.py --out tests/generated --only $$missing; \
 	fi
+
+# The soak test (tests/soak/soak.py): gRPC and REST clients at ~2x the measured saturation for
+# SOAK_SECONDS while versions swap, corrupt versions appear, the config reloads and malformed
+# requests arrive; then SIGTERM mid-load. Fails unless every pass criterion holds.
+soak: deps
+	$(BAZEL) build //server:tensord
+	$(PYTHON) tests/soak/soak.py --seconds $(or $(SOAK_SECONDS),600) --out tests/soak/SOAK_REPORT.md
 
 serve: deps
 	$(BAZEL) build //clients/tensorctl:tensorctl //server:tensord

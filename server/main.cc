@@ -43,9 +43,11 @@ ABSL_FLAG(int, port, 8500, "Port for the gRPC API (0.0.0.0); 0 = no TCP listener
 ABSL_FLAG(std::string, grpc_socket_path, "", "Also serve gRPC on this UNIX socket.");
 ABSL_FLAG(int, rest_api_port, 0,
           "Port for the HTTP/REST API, Prometheus metrics and health endpoints; 0 = off.");
-ABSL_FLAG(int, rest_api_num_threads, 0, "Threads serving REST requests; 0 = 4 x CPUs.");
+ABSL_FLAG(int, rest_api_num_threads, 0,
+          "Worker threads running REST requests (socket I/O has its own event-loop thread); "
+          "0 = 4 x CPUs.");
 ABSL_FLAG(int, rest_api_timeout_in_ms, 30000,
-          "Deadline of REST inference calls, and the REST socket read/write timeout.");
+          "Deadline of REST inference calls, and the REST idle-connection timeout.");
 ABSL_FLAG(std::string, model_name, "default", "Name of the served model.");
 ABSL_FLAG(std::string, model_base_path, "",
           "Directory with numeric version subdirectories of the model.");
@@ -125,6 +127,9 @@ ABSL_FLAG(int64_t, grpc_max_send_message_size, INT_MAX,
           "[tensord] Largest gRPC response in bytes (at most 2147483647).");
 ABSL_FLAG(int64_t, rest_api_max_body_bytes, int64_t{64} << 20,
           "[tensord] Largest REST request body; larger ones get HTTP 413 unread.");
+ABSL_FLAG(int64_t, rest_api_gzip_min_bytes, 0,
+          "[tensord] gzip (level 1) REST responses of at least this many bytes, up to 16 MiB, "
+          "for clients that send Accept-Encoding: gzip; 0 = never.");
 ABSL_FLAG(int, rest_api_max_json_depth, 64,
           "[tensord] Deepest nesting of JSON arrays and objects in a REST body (HTTP 413).");
 ABSL_FLAG(int64_t, max_request_inputs, 1024,
@@ -240,6 +245,8 @@ absl::StatusOr<int> MessageSize(const char* flag, int64_t value) {
   return static_cast<int>(value);
 }
 
+constexpr int kMaxJsonDepth = 1000;
+
 absl::Status CheckPositive(const char* flag, int64_t value) {
   if (value <= 0) return Invalid(absl::StrCat("--", flag, " must be positive"));
   return absl::OkStatus();
@@ -270,6 +277,9 @@ absl::Status HardeningFromFlags(tensord::ServerOptions* options) {
       MessageSize("grpc_max_send_message_size", absl::GetFlag(FLAGS_grpc_max_send_message_size)));
   options->rest_max_body_bytes = absl::GetFlag(FLAGS_rest_api_max_body_bytes);
   options->rest_max_json_depth = absl::GetFlag(FLAGS_rest_api_max_json_depth);
+  options->rest_gzip_min_bytes = absl::GetFlag(FLAGS_rest_api_gzip_min_bytes);
+  TENSORD_RETURN_IF_ERROR(
+      CheckNonNegative("rest_api_gzip_min_bytes", options->rest_gzip_min_bytes));
   tensord::RequestLimits& limits = options->request_limits;
   limits.max_inputs = absl::GetFlag(FLAGS_max_request_inputs);
   limits.max_tensor_elements = absl::GetFlag(FLAGS_max_request_tensor_elements);
@@ -277,6 +287,10 @@ absl::Status HardeningFromFlags(tensord::ServerOptions* options) {
   limits.max_string_bytes = absl::GetFlag(FLAGS_max_request_string_bytes);
   TENSORD_RETURN_IF_ERROR(CheckPositive("rest_api_max_body_bytes", options->rest_max_body_bytes));
   TENSORD_RETURN_IF_ERROR(CheckPositive("rest_api_max_json_depth", options->rest_max_json_depth));
+  // The JSON readers recurse once per level, on worker threads' stacks.
+  if (options->rest_max_json_depth > kMaxJsonDepth) {
+    return Invalid(absl::StrCat("--rest_api_max_json_depth must be at most ", kMaxJsonDepth));
+  }
   TENSORD_RETURN_IF_ERROR(CheckPositive("max_request_inputs", limits.max_inputs));
   TENSORD_RETURN_IF_ERROR(CheckPositive("max_request_tensor_elements", limits.max_tensor_elements));
   TENSORD_RETURN_IF_ERROR(CheckPositive("max_request_tensor_bytes", limits.max_tensor_bytes));

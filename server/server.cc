@@ -187,6 +187,7 @@ absl::Status Server::Start() {
     rest_options.metrics_path = options_.metrics_path;
     rest_options.max_body_bytes = options_.rest_max_body_bytes;
     rest_options.max_json_depth = options_.rest_max_json_depth;
+    rest_options.gzip_min_bytes = options_.rest_gzip_min_bytes;
     rest_options.limits = options_.request_limits;
     rest_options.ssl = options_.rest_ssl;
     RestServices services;

@@ -84,6 +84,7 @@ struct ServerOptions {
   std::string metrics_path = "/monitoring/prometheus/metrics";
   int64_t rest_max_body_bytes = int64_t{64} << 20;
   int rest_max_json_depth = 64;
+  int64_t rest_gzip_min_bytes = 0;  // 0 = REST responses are never compressed
 
   // The models to serve at startup, and where later versions of that list come from.
   std::vector<ModelConfig> models;

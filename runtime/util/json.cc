@@ -37,20 +37,38 @@ namespace {
 
 // The shortest text that reads back as `v` in its own type, with ".0" on whole numbers.
 template <typename T>
-Value Decimal(T v) {
-  if (std::isnan(v)) return Value::NumberText("NaN");
-  if (std::isinf(v)) return Value::NumberText(v > 0 ? "Infinity" : "-Infinity");
-  char buf[64];
-  std::string text(buf, std::to_chars(buf, buf + sizeof(buf), v).ptr);
-  if (text.find_first_of(".e") == std::string::npos) text += ".0";
-  return Value::NumberText(std::move(text));
+void AppendDecimal(T v, std::string* out) {
+  if (std::isnan(v)) {
+    out->append("NaN");
+  } else if (std::isinf(v)) {
+    out->append(v > 0 ? "Infinity" : "-Infinity");
+  } else {
+    char buf[64];
+    const char* end = std::to_chars(buf, buf + sizeof(buf), v).ptr;
+    out->append(buf, static_cast<size_t>(end - buf));
+    if (std::string_view(buf, end - buf).find_first_of(".e") == std::string_view::npos) {
+      out->append(".0");
+    }
+  }
 }
 
 }  // namespace
 
-Value Value::Float(float f) { return Decimal(f); }
+void AppendFloat(float v, std::string* out) { AppendDecimal(v, out); }
 
-Value Value::Double(double d) { return Decimal(d); }
+void AppendDouble(double v, std::string* out) { AppendDecimal(v, out); }
+
+Value Value::Float(float f) {
+  std::string text;
+  AppendFloat(f, &text);
+  return NumberText(std::move(text));
+}
+
+Value Value::Double(double d) {
+  std::string text;
+  AppendDouble(d, &text);
+  return NumberText(std::move(text));
+}
 
 Value Value::NumberText(std::string text) {
   Value v;

@@ -103,6 +103,10 @@ void AppendQuoted(std::string_view s, std::string* out);
 
 bool IsValidUtf8(std::string_view s);
 
+// Appends the text Value::Float / Value::Double hold, for writers that make no Value.
+void AppendFloat(float v, std::string* out);
+void AppendDouble(double v, std::string* out);
+
 }  // namespace json
 }  // namespace tensord
 

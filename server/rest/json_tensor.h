@@ -1,43 +1,34 @@
-// TF Serving REST JSON <-> tensors (tensorflow_serving/util/json_tensor.cc semantics).
+// TF Serving REST predict responses, written straight from the output tensors into JSON text
+// (tensorflow_serving/util/json_tensor.cc semantics), without a JSON tree.
 //
-// Predict requests: {"instances": [...]} (row format; rows are stacked into dim 0) or
-// {"inputs": ...} (columnar). Values are converted to the dtype the signature declares for each
-// input; {"b64": "..."} is a binary string. Errors are INVALID_ARGUMENT with TF Serving's
-// messages. Floats are written as json::Value::Float writes them. (Classify/regress requests and
-// results: runtime/util/example_json.h.)
+// The text is laid out as json::Write(value, 4) lays out the equivalent json::Value: one object
+// member or list element per line, indented by 4 spaces a level, except a list of plain values
+// (no lists or objects inside), which stays on one line. Floats are the shortest text that reads
+// back as the same float, with ".0" on whole numbers (json::AppendFloat; doubles likewise);
+// non-finite values are NaN, Infinity, -Infinity. Strings are {"b64": ...} objects for outputs
+// whose alias ends in "_bytes", and for any that is not valid UTF-8. (Request bodies:
+// predict_json.h. Classify/regress results: runtime/util/example_json.h.)
+//
+// Thread safety: reentrant.
 #ifndef TENSORD_SERVER_REST_JSON_TENSOR_H_
 #define TENSORD_SERVER_REST_JSON_TENSOR_H_
 
 #include <string>
 
-#include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "runtime/util/json.h"
 #include "protos/serving/predict.pb.h"
-#include "protos/tensorflow/meta_graph.pb.h"
-#include "protos/tensorflow/tensor.pb.h"
 
 namespace tensord {
 
+// A predict body's layout, which its response repeats.
 enum class JsonFormat { kRow, kColumnar };
 
-// Fills request->inputs from `body` (a parsed predict request) using the input dtypes of
-// `signature`, and sets *format to the request's layout. Does not touch model_spec.
-absl::Status FillPredictRequestFromJson(const json::Value& body,
-                                        const ::tensorflow::SignatureDef& signature,
-                                        ::tensorflow::serving::PredictRequest* request,
-                                        JsonFormat* format);
-
-// {"predictions": [...]} for kRow, {"outputs": ...} for kColumnar.
-absl::StatusOr<json::Value> PredictResponseToJson(
+// {"predictions": [...]} for kRow (one element per dim-0 row: the value itself for a single
+// output, else an object of the outputs by alias), {"outputs": ...} for kColumnar (the value for
+// a single output, else an object by alias). Aliases are sorted. INVALID_ARGUMENT for a row
+// format whose outputs are scalars or disagree in dim 0, and for dtypes JSON cannot hold.
+absl::StatusOr<std::string> PredictResponseJson(
     const ::tensorflow::serving::PredictResponse& response, JsonFormat format);
-
-// Converts one value (scalar or nested list) to a tensor of `dtype`.
-absl::StatusOr<::tensorflow::TensorProto> JsonToTensorProto(const json::Value& value,
-                                                            ::tensorflow::DataType dtype);
-// Writes a tensor as a nested list (or a scalar). `binary`: strings as {"b64": ...}.
-absl::StatusOr<json::Value> TensorProtoToJson(const ::tensorflow::TensorProto& proto,
-                                              bool binary = false);
 
 }  // namespace tensord
 

@@ -1,12 +1,8 @@
 #include "server/rest/rest_api.h"
 
-#include <httplib.h>
-#include <openssl/err.h>
-#include <openssl/pem.h>
-#include <openssl/x509.h>
-
-#include <chrono>
+#include <optional>
 #include <regex>
+#include <string>
 #include <utility>
 
 #include "absl/strings/numbers.h"
@@ -18,6 +14,7 @@
 #include "runtime/util/status_macros.h"
 #include "server/rest/http_status.h"
 #include "server/rest/json_tensor.h"
+#include "server/rest/predict_json.h"
 #include "server/status/request_too_large.h"
 #include "server/tfserving/handlers.h"
 #include "server/tfserving/request_metrics.h"
@@ -35,6 +32,11 @@ RestResponse ErrorResponse(const absl::Status& status) {
 }
 
 RestResponse JsonResponse(const json::Value& value) { return {200, json::Write(value, 4)}; }
+
+absl::StatusOr<std::string> JsonText(const absl::StatusOr<json::Value>& value) {
+  if (!value.ok()) return value.status();
+  return json::Write(*value, 4);
+}
 
 absl::StatusOr<json::Value> ProtoToJson(const google::protobuf::Message& message) {
   google::protobuf::util::JsonPrintOptions options;
@@ -146,39 +148,47 @@ RestResponse Metadata(const ModelManager& manager, const PathSpec& p) {
   return JsonResponse(out);
 }
 
-absl::StatusOr<json::Value> Predict(const ModelManager& manager, const PathSpec& p,
+// The response text, written from the output tensors (no json::Value in between: a large
+// request or response would cost many times its size as a tree).
+absl::StatusOr<std::string> Predict(const ModelManager& manager, const PathSpec& p,
                                     const std::string& text, int max_depth,
                                     RequestContext* context) {
-  TENSORD_ASSIGN_OR_RETURN(json::Value body, ParseBody(text, max_depth));
-  TENSORD_ASSIGN_OR_RETURN(std::string signature_name, SignatureNameOf(body));
   serving::PredictRequest request;
   *request.mutable_model_spec() = ToModelSpec(p);
-  request.mutable_model_spec()->set_signature_name(signature_name);
-
+  PredictJsonOptions options;
+  options.max_depth = max_depth;
+  if (context->limits != nullptr) options.limits = *context->limits;
   // JSON values are typed by the signature, so the version is resolved first and then pinned;
   // lookup errors (unknown model, version, label) are the handlers' usual ones.
-  absl::StatusOr<ServableHandle> handle =
-      p.label.empty()
-          ? manager.GetServable(p.name, request.model_spec().has_version()
-                                            ? std::optional<int64_t>(
-                                                  request.model_spec().version().value())
-                                            : std::nullopt)
-          : manager.GetServableByLabel(p.name, p.label);
-  TENSORD_RETURN_IF_ERROR(handle.status());
-  const auto& defs = handle->bundle->meta_graph_def().signature_def();
-  auto it = defs.find(signature_name.empty() ? std::string(kDefaultServingSignature)
-                                             : signature_name);
-  if (it == defs.end() || it->first == kInitOpSignature) {
-    serving::PredictResponse unused;
-    TENSORD_RETURN_IF_ERROR(PredictOn(*handle, request, &unused, context));
-    return absl::InternalError("Signature lookup failed");
-  }
+  std::optional<ServableHandle> handle;
+  auto resolve = [&](const std::string& signature_name)
+      -> absl::StatusOr<const ::tensorflow::SignatureDef*> {
+    request.mutable_model_spec()->set_signature_name(signature_name);
+    absl::StatusOr<ServableHandle> found =
+        p.label.empty()
+            ? manager.GetServable(p.name, request.model_spec().has_version()
+                                              ? std::optional<int64_t>(
+                                                    request.model_spec().version().value())
+                                              : std::nullopt)
+            : manager.GetServableByLabel(p.name, p.label);
+    TENSORD_RETURN_IF_ERROR(found.status());
+    handle = *std::move(found);
+    const auto& defs = handle->bundle->meta_graph_def().signature_def();
+    auto it = defs.find(signature_name.empty() ? std::string(kDefaultServingSignature)
+                                               : signature_name);
+    if (it == defs.end() || it->first == kInitOpSignature) {
+      serving::PredictResponse unused;
+      TENSORD_RETURN_IF_ERROR(PredictOn(*handle, request, &unused, context));
+      return absl::InternalError("Signature lookup failed");
+    }
+    return &it->second;
+  };
   JsonFormat format = JsonFormat::kRow;
-  TENSORD_RETURN_IF_ERROR(FillPredictRequestFromJson(body, it->second, &request, &format));
+  TENSORD_RETURN_IF_ERROR(ParsePredictJson(text, options, resolve, &request, &format));
   TENSORD_ASSIGN_OR_RETURN(Admission::Slot slot, AdmitRequest(*handle, context));
   serving::PredictResponse response;
   TENSORD_RETURN_IF_ERROR(PredictOn(*handle, request, &response, context));
-  return PredictResponseToJson(response, format);
+  return PredictResponseJson(response, format);
 }
 
 template <typename Request, typename Response, typename Handler, typename ToJson>
@@ -199,6 +209,17 @@ absl::StatusOr<json::Value> ExampleMethod(const ModelManager& manager, const Pat
   Response response;
   TENSORD_RETURN_IF_ERROR(handler(manager, request, &response, context));
   return to_json(response.result());
+}
+
+// Probes are answered on the event loop: cheap, and never stuck behind busy workers.
+const std::regex& ModelReadyPath() {
+  static const std::regex* path = new std::regex("/v2/models/([^/]+)/ready");
+  return *path;
+}
+
+bool IsHealthProbe(const std::string& method, const std::string& path) {
+  return method == "GET" && (path == "/v2/health/live" || path == "/v2/health/ready" ||
+                             std::regex_match(path, ModelReadyPath()));
 }
 
 RestResponse Liveness() { return JsonResponse(json::Parse("{\"live\": true}").value()); }
@@ -227,61 +248,6 @@ RestResponse Readiness(const ServerHealth* health, const std::string& model) {
   return r;
 }
 
-// OpenSSL objects from inline PEM text; null when the text holds none.
-struct BioDeleter {
-  void operator()(BIO* bio) const { BIO_free(bio); }
-};
-std::unique_ptr<BIO, BioDeleter> PemBio(const std::string& pem) {
-  return std::unique_ptr<BIO, BioDeleter>(
-      BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
-}
-
-// An HTTPS server for `ssl`, or INVALID_ARGUMENT naming the field that does not parse.
-absl::StatusOr<std::unique_ptr<httplib::Server>> MakeSslServer(
-    const ::tensorflow::serving::SSLConfig& ssl) {
-  auto cert_bio = PemBio(ssl.server_cert());
-  X509* cert = PEM_read_bio_X509(cert_bio.get(), nullptr, nullptr, nullptr);
-  auto key_bio = PemBio(ssl.server_key());
-  EVP_PKEY* key = PEM_read_bio_PrivateKey(key_bio.get(), nullptr, nullptr, nullptr);
-  X509_STORE* client_cas = nullptr;
-  absl::Status status;
-  if (cert == nullptr) {
-    status = absl::InvalidArgumentError("REST TLS: server_cert is not a PEM certificate");
-  } else if (key == nullptr) {
-    status = absl::InvalidArgumentError("REST TLS: server_key is not a PEM private key");
-  }
-  if (status.ok() && ssl.client_verify()) {
-    client_cas = X509_STORE_new();
-    auto ca_bio = PemBio(ssl.custom_ca());
-    int added = 0;
-    while (X509* ca = PEM_read_bio_X509(ca_bio.get(), nullptr, nullptr, nullptr)) {
-      added += X509_STORE_add_cert(client_cas, ca);
-      X509_free(ca);
-    }
-    ERR_clear_error();  // the loop ends on "no start line"
-    if (added == 0) {
-      status = absl::InvalidArgumentError(
-          "REST TLS: client_verify needs custom_ca with at least one PEM certificate");
-    }
-  }
-  std::unique_ptr<httplib::Server> server;
-  if (status.ok()) {
-    // The server takes the CA store; it references the certificate and key itself.
-    auto https = std::make_unique<httplib::SSLServer>(cert, key, client_cas);
-    client_cas = nullptr;
-    if (!https->is_valid()) {
-      status = absl::InvalidArgumentError(
-          "REST TLS: server_key does not match server_cert, or they are unusable");
-    }
-    server = std::move(https);
-  }
-  if (client_cas != nullptr) X509_STORE_free(client_cas);
-  X509_free(cert);
-  EVP_PKEY_free(key);
-  if (!status.ok()) return status;
-  return server;
-}
-
 }  // namespace
 
 RestResponse RestApi::Dispatch(const std::string& method, const std::string& path,
@@ -293,7 +259,6 @@ RestResponse RestApi::Dispatch(const std::string& method, const std::string& pat
   static const std::regex kInfoPath(
       "/v1/models(?:/([^/:]+))?(?:(?:/versions/(\\d+))|(?:/labels/([^/:]+)))?(?:/(metadata))?",
       std::regex::icase);
-  static const std::regex kModelReadyPath("/v2/models/([^/]+)/ready");
   const ModelManager& manager = *services_.manager;
   std::smatch m;
   if (method == "POST" && std::regex_match(path, m, kMethodPath)) {
@@ -312,18 +277,19 @@ RestResponse RestApi::Dispatch(const std::string& method, const std::string& pat
     context.admission = services_.admission;
     const int depth = options_.max_json_depth;
     int64_t examples = -1;
-    absl::StatusOr<json::Value> result;
+    absl::StatusOr<std::string> result;
     if (verb == "predict") {
       result = Predict(manager, p, body, depth, &context);
     } else if (verb == "classify") {
-      result = ExampleMethod<serving::ClassificationRequest, serving::ClassificationResponse>(
+      result = JsonText(ExampleMethod<serving::ClassificationRequest, serving::ClassificationResponse>(
           manager, p, body, depth, &context, &examples, &HandleClassify,
-          ClassificationResultToJson);
+          ClassificationResultToJson));
     } else {
-      result = ExampleMethod<serving::RegressionRequest, serving::RegressionResponse>(
-          manager, p, body, depth, &context, &examples, &HandleRegress, RegressionResultToJson);
+      result = JsonText(ExampleMethod<serving::RegressionRequest, serving::RegressionResponse>(
+          manager, p, body, depth, &context, &examples, &HandleRegress, RegressionResultToJson));
     }
-    RestResponse response = result.ok() ? JsonResponse(*result) : ErrorResponse(result.status());
+    RestResponse response =
+        result.ok() ? RestResponse{200, *std::move(result)} : ErrorResponse(result.status());
     request_metrics.Finish(result.status(), context, body.size(), response.body.size(),
                            examples);
     return response;
@@ -334,7 +300,7 @@ RestResponse RestApi::Dispatch(const std::string& method, const std::string& pat
   }
   if (method == "GET" && path == "/v2/health/live") return Liveness();
   if (method == "GET" && path == "/v2/health/ready") return Readiness(services_.health, "");
-  if (method == "GET" && std::regex_match(path, m, kModelReadyPath)) {
+  if (method == "GET" && std::regex_match(path, m, ModelReadyPath())) {
     return Readiness(services_.health, m[1]);
   }
   if (method == "GET" && std::regex_match(path, m, kInfoPath)) {
@@ -362,106 +328,33 @@ RestApi::~RestApi() { Stop(); }
 
 absl::Status RestApi::Start() {
   if (server_ != nullptr) return absl::FailedPreconditionError("RestApi already started");
-  std::unique_ptr<httplib::Server> server;
-  if (options_.ssl.has_value()) {
-    TENSORD_ASSIGN_OR_RETURN(server, MakeSslServer(*options_.ssl));
-  } else {
-    server = std::make_unique<httplib::Server>();
-  }
-  int threads = options_.num_threads;
-  if (threads <= 0) threads = 4 * std::max(1u, std::thread::hardware_concurrency());
-  server->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-  const time_t sec = options_.timeout_ms / 1000;
-  const time_t usec = (options_.timeout_ms % 1000) * 1000;
-  server->set_read_timeout(sec, usec);
-  server->set_write_timeout(sec, usec);
-  // SO_REUSEADDR only: httplib's default also sets SO_REUSEPORT, which would let a second
-  // server bind the same port silently.
-  server->set_socket_options([](socket_t sock) {
-    int yes = 1;
-    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, reinterpret_cast<const void*>(&yes), sizeof(yes));
-  });
-  auto respond = [](const RestResponse& r, httplib::Response& res) {
-    res.status = r.http_status;
-    res.set_content(r.body, r.content_type.c_str());
+  HttpServerOptions http;
+  http.host = options_.host;
+  http.port = options_.port;
+  http.num_threads = options_.num_threads;
+  http.timeout_ms = options_.timeout_ms;
+  http.max_body_bytes = options_.max_body_bytes;
+  http.gzip_min_bytes = options_.gzip_min_bytes;
+  http.ssl = options_.ssl;
+  http.run_inline = [](const std::string& method, const std::string& path) {
+    return IsHealthProbe(method, path);
   };
-  auto handle = [this, respond](const httplib::Request& req, httplib::Response& res) {
-    respond(Dispatch(req.method, req.path, req.body), res);
+  http.error_response = [](const std::string& message) {
+    return ErrorResponse(absl::UnavailableError(message));
   };
-  // Bodies are read here rather than by httplib, which caps form-encoded ones (curl -d's
-  // default type) at 8 KB and has no per-request limit with a message.
-  auto handle_with_body = [this, respond](const httplib::Request& req, httplib::Response& res,
-                                          const httplib::ContentReader& read) {
-    const absl::Status too_large = RequestTooLargeError(
-        absl::StrCat("request body is larger than the limit of ", options_.max_body_bytes,
-                     " bytes (--rest_api_max_body_bytes)"));
-    uint64_t declared = 0;
-    if (req.has_header("Content-Length") &&
-        (!absl::SimpleAtoi(req.get_header_value("Content-Length"), &declared) ||
-         declared > static_cast<uint64_t>(options_.max_body_bytes))) {
-      res.set_header("Connection", "close");  // the unread body must not be taken as a request
-      respond(ErrorResponse(too_large), res);
-      return;
-    }
-    std::string body;
-    body.reserve(declared);
-    const bool complete = read([&](const char* data, size_t length) {
-      if (body.size() + length > static_cast<uint64_t>(options_.max_body_bytes)) return false;
-      body.append(data, length);
-      return true;
-    });
-    if (!complete) {
-      res.set_header("Connection", "close");
-      respond(ErrorResponse(body.size() >= static_cast<uint64_t>(options_.max_body_bytes)
-                                ? too_large
-                                : absl::InvalidArgumentError("request body could not be read")),
-              res);
-      return;
-    }
-    respond(Dispatch(req.method, req.path, body), res);
-  };
-  // Every path goes through Dispatch, so unknown ones get the JSON error body too.
-  server->Get(".*", handle);
-  server->Post(".*", handle_with_body);
-  server->Put(".*", handle_with_body);
-  server->Delete(".*", handle);
-  server->Patch(".*", handle_with_body);
-
-  int port = options_.port;
-  if (port == 0) {
-    port = server->bind_to_any_port(options_.host);
-  } else if (!server->bind_to_port(options_.host, port)) {
-    port = -1;
-  }
-  if (port <= 0) {
-    return absl::UnavailableError(
-        absl::StrCat("Could not bind the REST API to ", options_.host, ":", options_.port));
-  }
-  port_ = port;
+  auto server = std::make_unique<HttpServer>(
+      std::move(http), [this](const HttpRequest& request) {
+        return Dispatch(request.method, request.path, request.body);
+      });
+  TENSORD_RETURN_IF_ERROR(server->Start());
   server_ = std::move(server);
-  listener_done_ = false;
-  thread_ = std::thread([this, s = server_.get()] {
-    s->listen_after_bind();
-    listener_done_ = true;
-  });
-  // httplib's stop() is a no-op until the accept loop runs, so Stop() right after Start()
-  // would hang in join(); wait for the loop (or its early exit).
-  while (!server_->is_running() && !listener_done_) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  if (!server_->is_running()) {
-    Stop();
-    return absl::UnavailableError("The REST API listener exited at startup");
-  }
   return absl::OkStatus();
 }
 
 void RestApi::Stop() {
   if (server_ == nullptr) return;
-  server_->stop();
-  if (thread_.joinable()) thread_.join();
+  server_->Stop();
   server_.reset();
-  port_ = 0;
 }
 
 }  // namespace tensord

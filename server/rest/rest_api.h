@@ -1,5 +1,5 @@
-// TF Serving's REST API (port --rest_api_port) on cpp-httplib, routed to the absl::Status
-// handlers in server/tfserving/handlers.h:
+// TF Serving's REST API (port --rest_api_port) on the event-driven HttpServer (libevent), routed
+// to the absl::Status handlers in server/tfserving/handlers.h:
 //
 //   GET  /v1/models/<name>[/versions/<v>|/labels/<l>]            model status
 //   GET  /v1/models/<name>[/versions/<v>|/labels/<l>]/metadata   signature defs
@@ -13,9 +13,11 @@
 //
 // Errors are {"error": "<message>"} with the HTTP status of HttpStatusFor (a request over a size
 // limit is 413). JSON bodies are read whatever their Content-Type says, as TF Serving does (curl
-// -d sends application/x-www-form-urlencoded), up to options.max_body_bytes. Inference calls
-// run with a deadline of options.timeout_ms (TF Serving's RunOptions.timeout_in_ms for REST) and
-// are recorded in the request metrics.
+// -d sends application/x-www-form-urlencoded); a body over options.max_body_bytes is refused
+// with 413 by the HTTP layer before it is read (libevent's own error page, Connection: close).
+// Inference calls run on worker threads with a deadline of options.timeout_ms (TF Serving's
+// RunOptions.timeout_in_ms for REST) and are recorded in the request metrics; health probes are
+// answered by the event loop itself, so they answer while every worker is busy.
 //
 //   RestApi rest({.port = 8501}, {.manager = &manager, .health = &health});
 //   TENSORD_RETURN_IF_ERROR(rest.Start());   // serves on background threads
@@ -24,32 +26,28 @@
 #ifndef TENSORD_SERVER_REST_REST_API_H_
 #define TENSORD_SERVER_REST_REST_API_H_
 
-#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
-#include <thread>
 
 #include "absl/status/status.h"
 #include "protos/serving/ssl_config.pb.h"
 #include "server/health/health_service.h"
 #include "server/metrics/serving_metrics.h"
 #include "server/model/model_manager.h"
+#include "server/rest/http_server.h"
 #include "server/tfserving/admission.h"
 #include "server/tfserving/request_limits.h"
-
-namespace httplib {
-class Server;
-}
 
 namespace tensord {
 
 struct RestApiOptions {
   std::string host = "0.0.0.0";
   int port = 8501;       // 0: pick a free port (see RestApi::port()).
-  int num_threads = 0;   // 0: 4 × hardware threads.
-  int timeout_ms = 30000;  // socket read/write timeout, and the deadline of inference calls.
+  int num_threads = 0;   // workers running requests; 0: 4 × hardware threads.
+  // Idle-connection timeout, and the deadline of inference calls.
+  int timeout_ms = 30000;
   // Where the Prometheus exposition is served (TF Serving's MonitoringConfig path); empty = not
   // served.
   std::string metrics_path = "/monitoring/prometheus/metrics";
@@ -59,6 +57,9 @@ struct RestApiOptions {
   int max_json_depth = 64;
   // Bounds on the decoded input tensors of one request.
   RequestLimits limits;
+  // Responses of at least this many bytes are gzip-compressed (level 1) for clients that accept
+  // gzip, up to HttpServerOptions::kMaxGzipBytes; 0 = never (--rest_api_gzip_min_bytes).
+  int64_t gzip_min_bytes = 0;
   // HTTPS with this key and certificate (PEM); with client_verify, clients must present a
   // certificate that chains to custom_ca (mutual TLS). Unset = plain HTTP.
   std::optional<::tensorflow::serving::SSLConfig> ssl;
@@ -74,13 +75,7 @@ struct RestServices {
 };
 
 // A routed request's result: HTTP status, body and its content type.
-struct RestResponse {
-  int http_status = 200;
-  std::string body;
-  // With the charset: httplib compresses bodies of exactly "application/json" for clients
-  // that accept br or gzip, at a cost of CPU-seconds per megabyte.
-  std::string content_type = "application/json; charset=utf-8";
-};
+using RestResponse = HttpResponse;
 
 class RestApi {
  public:
@@ -93,10 +88,11 @@ class RestApi {
   // bound; INVALID_ARGUMENT for unusable TLS keys or certificates; FAILED_PRECONDITION when
   // already started.
   absl::Status Start();
-  // Stops accepting, finishes in-flight requests and joins the threads. Idempotent.
+  // Stops accepting, answers in-flight requests and joins the threads (HttpServer::Stop).
+  // Idempotent.
   void Stop();
   // The bound port (the chosen one when options.port was 0); 0 before Start.
-  int port() const { return port_; }
+  int port() const { return server_ != nullptr ? server_->port() : 0; }
 
   // Routing without HTTP, for tests and other transports. `path` excludes the query string.
   // Thread-safe.
@@ -106,10 +102,7 @@ class RestApi {
  private:
   const RestApiOptions options_;
   const RestServices services_;
-  std::unique_ptr<httplib::Server> server_;
-  std::thread thread_;
-  std::atomic<bool> listener_done_{false};
-  int port_ = 0;
+  std::unique_ptr<HttpServer> server_;
 };
 
 }  // namespace tensord

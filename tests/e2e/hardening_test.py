@@ -219,8 +219,9 @@ def test_hostile_shapes_and_limits_fail_cleanly(tmp_path):
         assert srv.stop() == 0
 
 
-def test_rest_body_limit_and_form_encoded_bodies(tmp_path):
-    srv = Server(mlp_flags() + ["--rest_api_max_body_bytes=20000"], tmp_path, rest=True)
+def test_rest_body_limit_form_encoded_bodies_and_gzip(tmp_path):
+    srv = Server(mlp_flags() + ["--rest_api_max_body_bytes=20000", "--rest_api_gzip_min_bytes=100"],
+                 tmp_path, rest=True)
     try:
         url = srv.rest_url + "/v1/models/mlp:predict"
         # curl -d (form content type) with a JSON body over 8 KB, as TF Serving's docs do.
@@ -229,14 +230,26 @@ def test_rest_body_limit_and_form_encoded_bodies(tmp_path):
         assert (rc, status) == (0, 200), reply
         np.testing.assert_allclose(np.array(json.loads(reply)["predictions"]), EXPECTED,
                                    rtol=1e-5, atol=1e-6)
+        # Over the limit: refused from Content-Length, before the body is read.
         rc, status, reply = curl("-d", " " * 30000, url)
         assert status == 413, reply
-        assert "--rest_api_max_body_bytes" in json.loads(reply)["error"]
-        # Asked for brotli, the server answers uncompressed (compressing cost CPU-seconds).
-        out = subprocess.run(["curl", "-sS", "-D", "-", "-o", "/dev/null", "-H",
-                              "Accept-Encoding: br, gzip", "-d", body, url],
-                             capture_output=True, text=True)
-        assert "content-encoding" not in out.stdout.lower(), out.stdout
+        assert "Request Entity Too Large" in reply, reply
+
+        rows = json.dumps({"instances": FEATURES.tolist() * 20})  # a reply of over 100 bytes
+
+        def headers(*accept):
+            out = subprocess.run(["curl", "-sS", "-D", "-", "-o", "/dev/null"] +
+                                 [a for e in accept for a in ("-H", "Accept-Encoding: " + e)] +
+                                 ["-d", rows, url], capture_output=True, text=True)
+            return out.stdout.lower()
+        # gzip at level 1 for clients that accept it; never brotli (CPU-seconds per megabyte).
+        assert "content-encoding: gzip" in headers("br, gzip")
+        assert "content-encoding" not in headers("br")
+        assert "content-encoding" not in headers()
+        rc, status, reply = curl("--compressed", "-d", rows, url)
+        assert (rc, status) == (0, 200), reply
+        np.testing.assert_allclose(np.array(json.loads(reply)["predictions"]),
+                                   np.tile(EXPECTED, (20, 1)), rtol=1e-5, atol=1e-6)
     finally:
         assert srv.stop() == 0
 

@@ -213,7 +213,9 @@ def test_admission_control_refuses_what_does_not_fit(slow_server):
     big = tf.make_ndarray(running.result().outputs["y"])
     one = tf.make_ndarray(waiting.result().outputs["y"])  # it waited its turn and ran
     assert big.shape == (rows,) and one.shape == (1,)
-    np.testing.assert_allclose(big, np.full(rows, one[0]), rtol=1e-5, atol=1e-6)
+    # rtol 1e-4: 40 chained 512-term dot products, summed in another order at another batch
+    # size (a 1-row product takes the small-matrix kernel), differ by up to ~2e-5.
+    np.testing.assert_allclose(big, np.full(rows, one[0]), rtol=1e-4, atol=1e-6)
     # A request that waits past its deadline ends DEADLINE_EXCEEDED without running.
     before = _runtime_seconds(server)
     running = server.predict.Predict.future(_request(rows), timeout=60)
@@ -228,9 +230,10 @@ def test_admission_control_refuses_what_does_not_fit(slow_server):
     assert ran < 1.5 * one_big, (ran, one_big)  # the expired request never ran
 
 
-def test_slow_rest_client_cannot_hold_shutdown_past_the_drain_timeout(slow_server):
+def test_slow_rest_client_does_not_hold_shutdown(slow_server):
     """Regression: shutdown waited for every REST thread, and a client sending its body a byte
-    at a time (within the read timeout) held one for as long as it liked."""
+    at a time (within the read timeout) held one for as long as it liked. On the event loop it
+    holds only its connection, which shutdown closes."""
     server = slow_server(["--drain_timeout_seconds=1"])
     stop = threading.Event()
     sock = socket.create_connection(("127.0.0.1", server.rest_port))
@@ -255,8 +258,33 @@ def test_slow_rest_client_cannot_hold_shutdown_past_the_drain_timeout(slow_serve
         stop.set()
         sender.join()
         sock.close()
-    assert took < 1 + 3 + 1.5, took  # drain timeout + tensord's 3 s grace + slack
-    assert "shutdown took too long" in server.log()
+    assert took < 1 + 1.5, took  # drain timeout + slack
+    assert "shutdown took too long" not in server.log()
+
+
+def test_stalled_rest_clients_do_not_starve_probes_or_requests(slow_server):
+    """Regression: each REST connection held a pool thread (4 x CPUs of them), so a handful of
+    clients stalling mid-request made liveness and readiness probes time out."""
+    server = slow_server(["--rest_api_num_threads=1"])
+    stalled = []
+    try:
+        for i in range(32):
+            sock = socket.create_connection(("127.0.0.1", server.rest_port))
+            sock.sendall(b"POST /v1/models/slow:predict HTTP/1.1\r\nHost: x\r\n"
+                         b"Content-Length: 1000\r\n\r\n{" if i % 2 else b"GET /v2/hea")
+            stalled.append(sock)
+        start = time.time()
+        for path in ("/v2/health/live", "/v2/health/ready", "/v2/models/slow/ready"):
+            code, _ = server.http_get(path)
+            assert code == 200, path
+        body = json.dumps({"instances": np.ones((1, 512), np.float32).tolist()}).encode()
+        request = urllib.request.Request(server.rest_url + "/v1/models/slow:predict", data=body)
+        with urllib.request.urlopen(request, timeout=30) as reply:
+            assert len(json.loads(reply.read())["predictions"]) == 1
+        assert time.time() - start < 10
+    finally:
+        for sock in stalled:
+            sock.close()
 
 
 def test_grpc_health_per_model_and_reflection(slow_server):
@@ -292,6 +320,10 @@ def _start_expecting_failure(flags):
      "not both"),
     (["--model_base_path=" + MLP_BASE, "--log_format=xml"], "--log_format"),
     (["--model_base_path=" + MLP_BASE, "--max_num_load_retries=-1"], "must not be negative"),
+    (["--model_base_path=" + MLP_BASE, "--rest_api_max_json_depth=5000"],
+     "--rest_api_max_json_depth must be at most 1000"),
+    (["--model_base_path=" + MLP_BASE, "--rest_api_gzip_min_bytes=-1"],
+     "--rest_api_gzip_min_bytes must not be negative"),
     (["--model_base_path=" + MLP_BASE, "--port=abc"], "port"),
     ([], "Both server_options.model_base_path and server_options.model_config_file are empty"),
 ])

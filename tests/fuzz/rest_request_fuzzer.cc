@@ -1,14 +1,16 @@
-// REST request bodies, as the REST API reads them: JSON text (depth-limited) -> predict inputs in
-// row or columnar form with {"b64": ...} strings, decoded against a signature within the request
-// limits, and classify/regress bodies -> tf.Example inputs. The first byte picks the signature.
-// Invariants: no crash and no allocation past the limits; the JSON writer's output parses back
-// to the same text; decoded inputs written as a predict response give JSON that parses.
+// REST request bodies, as the REST API reads them: predict bodies read by simdjson straight into
+// inputs (row or columnar, {"b64": ...} strings, depth and request limits) against a signature,
+// and classify/regress bodies parsed as JSON trees (depth-limited) into tf.Example inputs. The
+// first byte picks the signature. Invariants: no crash and no allocation past the limits; inputs
+// the predict reader accepts decode within the same limits, and written back as a predict
+// response give JSON that parses; the tree writer's output parses back to the same text.
 #include "protos/serving/predict.pb.h"
 #include "protos/tensorflow/meta_graph.pb.h"
 #include "runtime/framework/tensor_proto.h"
 #include "runtime/util/example_json.h"
 #include "runtime/util/json.h"
 #include "server/rest/json_tensor.h"
+#include "server/rest/predict_json.h"
 #include "server/tfserving/request_limits.h"
 #include "tests/fuzz/fuzz_util.h"
 
@@ -53,31 +55,41 @@ tensord::RequestLimits Limits() {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   tensord::fuzz::FuzzInput input(data, size);
   const ::tensorflow::SignatureDef signature = Signature(input.Byte());
+  const std::string body(input.Rest());
+
   tensord::json::ParseOptions options;
   options.max_depth = 64;  // the server's default --rest_api_max_json_depth
-  absl::StatusOr<tensord::json::Value> body = tensord::json::Parse(input.Rest(), options);
-  if (!body.ok()) return 0;
-  const std::string text = tensord::json::Write(*body);
-  absl::StatusOr<tensord::json::Value> reparsed = tensord::json::Parse(text, options);
-  FUZZ_CHECK(reparsed.ok());
-  FUZZ_CHECK(tensord::json::Write(*reparsed) == text);
+  absl::StatusOr<tensord::json::Value> tree = tensord::json::Parse(body, options);
+  if (tree.ok()) {
+    const std::string text = tensord::json::Write(*tree);
+    absl::StatusOr<tensord::json::Value> reparsed = tensord::json::Parse(text, options);
+    FUZZ_CHECK(reparsed.ok());
+    FUZZ_CHECK(tensord::json::Write(*reparsed) == text);
+    (void)tensord::InputFromRequestJson(*tree);
+  }
 
-  (void)tensord::InputFromRequestJson(*body);
-
+  tensord::PredictJsonOptions predict_options;
+  predict_options.max_depth = options.max_depth;
+  predict_options.limits = Limits();
   ::tensorflow::serving::PredictRequest request;
   tensord::JsonFormat format;
-  if (!tensord::FillPredictRequestFromJson(*body, signature, &request, &format).ok()) return 0;
+  auto resolve = [&](const std::string&) -> absl::StatusOr<const ::tensorflow::SignatureDef*> {
+    return &signature;
+  };
+  if (!tensord::ParsePredictJson(body, predict_options, resolve, &request, &format).ok()) {
+    return 0;
+  }
   tensord::RequestBudget budget(Limits());
-  if (!budget.CheckInputCount(request.inputs_size()).ok()) return 0;
+  FUZZ_CHECK(budget.CheckInputCount(request.inputs_size()).ok());
   ::tensorflow::serving::PredictResponse response;
   for (const auto& [alias, proto] : request.inputs()) {
     auto info = signature.inputs().find(alias);
     FUZZ_CHECK(info != signature.inputs().end());
     absl::StatusOr<tensord::Tensor> tensor = budget.Decode(alias, proto, info->second, "fuzz");
-    if (!tensor.ok()) return 0;
+    FUZZ_CHECK(tensor.ok());  // the reader counted what the budget counts
     tensord::TensorToProto(*tensor, &(*response.mutable_outputs())[alias]);
   }
-  absl::StatusOr<tensord::json::Value> out = tensord::PredictResponseToJson(response, format);
-  if (out.ok()) FUZZ_CHECK(tensord::json::Parse(tensord::json::Write(*out)).ok());
+  absl::StatusOr<std::string> out = tensord::PredictResponseJson(response, format);
+  if (out.ok()) FUZZ_CHECK(tensord::json::Parse(*out).ok());
   return 0;
 }
