@@ -105,9 +105,11 @@ SHED = ("grpc:RESOURCE_EXHAUSTED", "http:429")
 # accepts calls for 200 ms after SIGTERM and gRPC's shutdown lets every accepted call finish.
 DRAIN_REFUSAL = ("http:503",)
 # Endings of a request sent after SIGTERM that are a clean refusal by a draining or exited server.
-REFUSED_AFTER_SIGTERM = ("grpc:UNAVAILABLE", "http:503", "conn:ConnectionRefusedError",
-                         "conn:ConnectionResetError", "conn:RemoteDisconnected",
-                         "conn:BrokenPipeError")
+# CANCELLED: a call accepted in the 200 ms after SIGTERM and still waiting (e.g. in an admission
+# queue) when gRPC's shutdown deadline (--drain_timeout_seconds) cancels what is left.
+REFUSED_AFTER_SIGTERM = ("grpc:UNAVAILABLE", "grpc:CANCELLED", "http:503",
+                         "conn:ConnectionRefusedError", "conn:ConnectionResetError",
+                         "conn:RemoteDisconnected", "conn:BrokenPipeError")
 REQUEST_TIMEOUT_S = 30
 # tcmalloc returns freed pages to the system at once, so that RSS follows the memory tensord
 # holds rather than its allocator's cache of the last peak of request buffers (which moved
@@ -1257,8 +1259,8 @@ def report(result, summary, args, started):
     w("\nPhases: ramp; soak; inflight = sent before SIGTERM, answered after it; after = sent "
       "after SIGTERM. OK and shed (RESOURCE_EXHAUSTED / 429 from admission control) are the "
       "only acceptable endings before SIGTERM; in flight, a REST 503 from the draining server "
-      "is a clean refusal too. After SIGTERM, UNAVAILABLE, 503 and refused or closed "
-      "connections are refusals.\n")
+      "is a clean refusal too. After SIGTERM, UNAVAILABLE, CANCELLED (at the drain "
+      "deadline), 503 and refused or closed connections are refusals.\n")
     w("## Faults\n")
     w("| fault | injected | failed |")
     w("|---|---|---|")
