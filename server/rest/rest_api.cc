@@ -5,7 +5,6 @@
 #include <string>
 #include <utility>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "google/protobuf/util/json_util.h"
@@ -336,9 +335,7 @@ absl::Status RestApi::Start() {
   http.max_body_bytes = options_.max_body_bytes;
   http.gzip_min_bytes = options_.gzip_min_bytes;
   http.ssl = options_.ssl;
-  http.run_inline = [](const std::string& method, const std::string& path) {
-    return IsHealthProbe(method, path);
-  };
+  http.run_inline = IsHealthProbe;
   http.error_response = [](const std::string& message) {
     return ErrorResponse(absl::UnavailableError(message));
   };
