@@ -179,6 +179,21 @@ void Family::AppendPrometheus(std::string* out) const {
   AppendSeries(out);
 }
 
+void Family::RemoveMatching(const std::vector<std::pair<std::string, std::string>>& match) {
+  std::vector<std::pair<size_t, std::string>> wanted;  // {label index, value}
+  for (const auto& [label, value] : match) {
+    auto it = std::find(label_names_.begin(), label_names_.end(), label);
+    if (it == label_names_.end()) return;
+    wanted.emplace_back(static_cast<size_t>(it - label_names_.begin()), value);
+  }
+  EraseSeries([&wanted](const std::vector<std::string>& label_values) {
+    for (const auto& [index, value] : wanted) {
+      if (label_values[index] != value) return false;
+    }
+    return true;
+  });
+}
+
 bool Family::Usable(const std::vector<std::string>& label_values) const {
   if (label_values.size() == label_names_.size()) return true;
   ReportMisuse(absl::StrCat(label_values.size(), " label values for ", label_names_.size(),
@@ -255,6 +270,28 @@ double Gauge::Value(const std::vector<std::string>& label_values) const {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = series_.find(label_values);
   return it == series_.end() ? 0.0 : it->second;
+}
+
+template <typename Map, typename Filter>
+void EraseIf(Map* series, const Filter& drop) {
+  for (auto it = series->begin(); it != series->end();) {
+    it = drop(it->first) ? series->erase(it) : std::next(it);
+  }
+}
+
+void Counter::EraseSeries(const SeriesFilter& drop) {
+  std::lock_guard<std::mutex> lock(mu_);
+  EraseIf(&series_, drop);
+}
+
+void Gauge::EraseSeries(const SeriesFilter& drop) {
+  std::lock_guard<std::mutex> lock(mu_);
+  EraseIf(&series_, drop);
+}
+
+void Histogram::EraseSeries(const SeriesFilter& drop) {
+  std::lock_guard<std::mutex> lock(mu_);
+  EraseIf(&series_, drop);
 }
 
 void Gauge::Remove(const std::vector<std::string>& label_values) {

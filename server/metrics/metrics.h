@@ -45,10 +45,12 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/string_view.h"
@@ -81,6 +83,9 @@ class Family {
   virtual std::vector<std::string> SampleNames() const;
   // Appends HELP, TYPE and every series.
   void AppendPrometheus(std::string* out) const;
+  // Drops every series whose labels have all the values in `match` ({label name, value} pairs),
+  // e.g. every series of one model version; a family lacking one of those labels is unchanged.
+  void RemoveMatching(const std::vector<std::pair<std::string, std::string>>& match);
 
  protected:
   Family(std::string name, std::string help, std::vector<std::string> label_names);
@@ -93,8 +98,12 @@ class Family {
   void AppendLabels(const std::vector<std::string>& label_values, const char* le,
                     std::string* out) const;
 
+  using SeriesFilter = std::function<bool(const std::vector<std::string>& label_values)>;
+
  private:
   virtual void AppendSeries(std::string* out) const = 0;
+  // Erases the series `drop` is true for.
+  virtual void EraseSeries(const SeriesFilter& drop) = 0;
 
   const std::string name_;
   const std::string help_;
@@ -118,6 +127,7 @@ class Counter final : public metrics_internal::Family {
   friend class MetricRegistry;
   using Family::Family;
   void AppendSeries(std::string* out) const override;
+  void EraseSeries(const SeriesFilter& drop) override;
 
   mutable std::mutex mu_;
   std::map<std::vector<std::string>, int64_t> series_;  // guarded by mu_
@@ -140,6 +150,7 @@ class Gauge final : public metrics_internal::Family {
   friend class MetricRegistry;
   using Family::Family;
   void AppendSeries(std::string* out) const override;
+  void EraseSeries(const SeriesFilter& drop) override;
 
   mutable std::mutex mu_;
   std::map<std::vector<std::string>, double> series_;  // guarded by mu_
@@ -170,6 +181,7 @@ class Histogram final : public metrics_internal::Family {
   Histogram(std::string name, std::string help, std::vector<std::string> label_names,
             std::vector<double> bucket_limits);
   void AppendSeries(std::string* out) const override;
+  void EraseSeries(const SeriesFilter& drop) override;
 
   const std::vector<double> bucket_limits_;
   const std::vector<std::string> le_strings_;  // bucket_limits_ as printed in `le`

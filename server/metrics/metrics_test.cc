@@ -76,6 +76,34 @@ TEST(GaugeTest, SetAddRemove) {
             "state{model=\"m\",version=\"2\"} 50\n");
 }
 
+TEST(FamilyTest, RemoveMatchingDropsTheSeriesWithAllTheGivenValues) {
+  MetricRegistry registry;
+  Counter* c = registry.AddCounter("calls_total", "Calls.", {"model", "version", "code"});
+  Histogram* h = registry.AddHistogram("latency", "Latency.", {"model", "version"}, {1});
+  Gauge* g = registry.AddGauge("depth", "Depth.", {"model"});
+  c->Increment({"m", "1", "OK"});
+  c->Increment({"m", "1", "ABORTED"});
+  c->Increment({"m", "2", "OK"});
+  c->Increment({"n", "1", "OK"});
+  h->Observe({"m", "1"}, 0.5);
+  h->Observe({"m", "2"}, 0.5);
+  g->Set({"m"}, 3);
+  for (metrics_internal::Family* f : {static_cast<metrics_internal::Family*>(c),
+                                      static_cast<metrics_internal::Family*>(h),
+                                      static_cast<metrics_internal::Family*>(g)}) {
+    f->RemoveMatching({{"model", "m"}, {"version", "1"}});
+  }
+  EXPECT_EQ(c->Value({"m", "1", "OK"}), 0);
+  EXPECT_EQ(c->Value({"m", "1", "ABORTED"}), 0);
+  EXPECT_EQ(c->Value({"m", "2", "OK"}), 1);
+  EXPECT_EQ(c->Value({"n", "1", "OK"}), 1);
+  EXPECT_EQ(h->Count({"m", "1"}), 0);
+  EXPECT_EQ(h->Count({"m", "2"}), 1);
+  EXPECT_EQ(g->Value({"m"}), 3);  // no version label: untouched
+  const std::string text = registry.ExportPrometheus();
+  EXPECT_EQ(text.find("model=\"m\",version=\"1\""), std::string::npos) << text;
+}
+
 TEST(GaugeTest, PrintsShortestRoundTripDoubles) {
   MetricRegistry registry;
   Gauge* g = registry.AddGauge("g", "G.", {"k"});

@@ -1,6 +1,10 @@
 #include "server/metrics/serving_metrics.h"
 
+#include <initializer_list>
+#include <utility>
 #include <vector>
+
+#include "absl/strings/str_cat.h"
 
 namespace tensord {
 namespace {
@@ -24,6 +28,22 @@ std::vector<double> SizeBytes() { return ExponentialBuckets(64, 4, 13); }
 ServingMetrics& ServingMetrics::Global() {
   static ServingMetrics* const metrics = new ServingMetrics(&MetricRegistry::Global());
   return *metrics;
+}
+
+void ServingMetrics::ForgetVersion(const std::string& model, int64_t version,
+                                   const std::string& model_path) {
+  const std::vector<std::pair<std::string, std::string>> of_version = {
+      {"model", model}, {"version", absl::StrCat(version)}};
+  for (metrics_internal::Family* f : std::initializer_list<metrics_internal::Family*>{
+           request_duration, runtime_duration, request_bytes, response_bytes, requests,
+           model_state, batch_size, batch_rows, batch_padding_rows, batch_queue_duration,
+           batch_queue_depth}) {
+    f->RemoveMatching(of_version);
+  }
+  for (metrics_internal::Family* f : std::initializer_list<metrics_internal::Family*>{
+           model_warmup_latency, model_warmup_records_read, load_attempt_count, load_latency}) {
+    f->RemoveMatching({{"model_path", model_path}});
+  }
 }
 
 ServingMetrics::ServingMetrics(MetricRegistry* r)

@@ -22,6 +22,9 @@
 #ifndef TENSORD_SERVER_METRICS_SERVING_METRICS_H_
 #define TENSORD_SERVER_METRICS_SERVING_METRICS_H_
 
+#include <cstdint>
+#include <string>
+
 #include "server/metrics/metrics.h"
 
 namespace tensord {
@@ -30,6 +33,11 @@ struct ServingMetrics {
   // On MetricRegistry::Global().
   static ServingMetrics& Global();
   explicit ServingMetrics(MetricRegistry* registry);
+
+  // Drops every series of one model version, called once the version is unloaded: tensord's
+  // families labelled {model, version} and TF's labelled with the version's `model_path`. The
+  // label sets then stay bounded by the versions loaded, however many are pushed over time.
+  void ForgetVersion(const std::string& model, int64_t version, const std::string& model_path);
 
   // --- TF Serving compatible ---
   // :tensorflow:serving:request_count {model_name, status}: requests by final status.

@@ -382,7 +382,12 @@ void ModelManager::ReconcileAll() {
 
   // Availability preserving: unload versions no longer wanted only once a wanted version is
   // AVAILABLE (or nothing is wanted any more); a model removed from the config unloads entirely.
-  std::vector<std::pair<std::string, int64_t>> unloaded;
+  struct Unloaded {
+    std::string model;
+    int64_t version;
+    std::string path;
+  };
+  std::vector<Unloaded> unloaded;
   std::vector<std::shared_ptr<const SavedModelBundle>> released;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -414,10 +419,10 @@ void ModelManager::ReconcileAll() {
           continue;
         }
         SetState(name, &entry, VersionState::kUnloading, absl::OkStatus());
+        unloaded.push_back({name, version, entry.bundle->export_dir()});
         released.push_back(std::move(entry.bundle));
         entry.bundle.reset();
         entry.runner.reset();
-        unloaded.emplace_back(name, version);
       }
     }
   }
@@ -425,10 +430,14 @@ void ModelManager::ReconcileAll() {
   ParallelFor(static_cast<int>(released.size()), options_.num_unload_threads,
               [&](int i) { released[i].reset(); });
   std::lock_guard<std::mutex> lock(mu_);
-  for (const auto& [name, version] : unloaded) {
-    SetState(name, &models_[name].versions[version], VersionState::kEnd, absl::OkStatus());
+  for (const Unloaded& u : unloaded) {
+    SetState(u.model, &models_[u.model].versions[u.version], VersionState::kEnd,
+             absl::OkStatus());
+    // Its series go (END is implied by their absence), so that pushing versions over time
+    // does not grow the exposition without bound.
+    if (options_.metrics != nullptr) options_.metrics->ForgetVersion(u.model, u.version, u.path);
     LogEvent(LogLevel::kInfo, "model version unloaded",
-             {{"model", name}, {"version", absl::StrCat(version)}});
+             {{"model", u.model}, {"version", absl::StrCat(u.version)}});
   }
   // A model no longer configured leaves the state gauge, so alerts on versions that are not
   // AVAILABLE do not fire for it forever; GetModelStatus still reports its versions as END.

@@ -312,6 +312,39 @@ TEST(ModelManagerTest, StateGaugeFollowsVersionsAndForgetsRemovedModels) {
   EXPECT_EQ(metrics.model_state->Value({"b", "1"}), 30);
 }
 
+TEST(ModelManagerTest, UnloadedVersionsLeaveEveryVersionedSeries) {
+  fs::path base = MakeBase("pushes");
+  LinkGood(base, "1");
+  MetricRegistry registry;
+  ServingMetrics metrics(&registry);
+  ModelManagerOptions options = NoRetries();
+  options.metrics = &metrics;
+  ModelManager manager(options);
+  ASSERT_TRUE(manager.ApplyConfig({ModelConfig{"m", base.string()}}).ok());
+  const std::string v1_path = (base / "1").string();
+  // What serving version 1 records, as the handlers and the batcher would.
+  metrics.requests->Increment({"m", "1", "serving_default", "Predict", "grpc", "OK"});
+  metrics.request_duration->Observe({"m", "1", "serving_default", "Predict", "grpc"}, 0.01);
+  metrics.batch_queue_depth->Set({"m", "1", "serving_default"}, 0);
+  metrics.model_warmup_latency->Observe({v1_path, "OK"}, 10);
+  EXPECT_EQ(metrics.load_attempt_count->Value({v1_path, "success"}), 1);
+
+  // Pushing versions 2 and then 3 unloads each predecessor and its series.
+  for (const char* version : {"2", "3"}) {
+    LinkGood(base, version);
+    manager.Poll();
+  }
+  const std::string exposition = registry.ExportPrometheus();
+  for (const std::string& gone : {std::string("version=\"1\""), std::string("version=\"2\""),
+                                  "model_path=\"" + v1_path + "\""}) {
+    EXPECT_EQ(exposition.find(gone), std::string::npos) << gone << " in\n" << exposition;
+  }
+  EXPECT_EQ(metrics.model_state->Value({"m", "3"}), 30);
+  EXPECT_EQ(metrics.load_attempt_count->Value({(base / "3").string(), "success"}), 1);
+  // Model-level series stay: three loads happened.
+  EXPECT_EQ(metrics.model_loads->Value({"m", "ok"}), 3);
+}
+
 TEST(ModelManagerTest, RetriesRunTheHookAgainAndParallelLoadsFinish) {
   fs::path base = MakeBase("retries");
   LinkGood(base, "1");

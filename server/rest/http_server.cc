@@ -19,6 +19,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <utility>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/ascii.h"
@@ -259,10 +260,14 @@ void HttpServer::OnRequest(evhttp_request* request, void* self) {
   job->input.path = PercentDecodedPath(request);
   evbuffer* in = evhttp_request_get_input_buffer(request);
   // Spare capacity lets a JSON parser that reads past the end (simdjson: 64 bytes) parse the
-  // body in place instead of copying it.
+  // body in place instead of copying it. Copied chain by chain: a resize would zero it first.
   job->input.body.reserve(evbuffer_get_length(in) + 64);
-  job->input.body.resize(evbuffer_get_length(in));
-  evbuffer_remove(in, job->input.body.data(), job->input.body.size());
+  const int chains = evbuffer_peek(in, -1, nullptr, nullptr, 0);
+  std::vector<evbuffer_iovec> parts(chains > 0 ? chains : 0);
+  evbuffer_peek(in, -1, nullptr, parts.data(), static_cast<int>(parts.size()));
+  for (const evbuffer_iovec& part : parts) {
+    job->input.body.append(static_cast<const char*>(part.iov_base), part.iov_len);
+  }
   job->accepts_gzip = AcceptsGzip(
       evhttp_find_header(evhttp_request_get_input_headers(request), "Accept-Encoding"));
 

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "runtime/util/json.h"
+#include "server/rest/number_list.h"
 #include "server/status/request_too_large.h"
 
 namespace tensord {
@@ -181,6 +182,7 @@ class Reader {
   std::string Text(od::value& v);
   // Whether `obj` is {"b64": ...}; leaves it rewound.
   absl::Status IsB64(od::object& obj, bool* b64);
+  bool KeyIsB64(od::field& field) const;
 
   // --- body structure -------------------------------------------------------------------------
   absl::Status ReadTopLevel();
@@ -191,6 +193,9 @@ class Reader {
   absl::Status ReadRows(od::value& instances);
 
   // --- values -------------------------------------------------------------------------------
+  // Reads a whole value `v` at JSON nesting `depth` through number_list.h's fast path where it
+  // can; *scanned: it did, and `shape` is the value's.
+  absl::Status ScanNumbers(od::value& v, int depth, ValueShape* shape, Input* in, bool* scanned);
   // Reads `v` at list depth `d` of its value and JSON nesting `depth` into `in`.
   absl::Status Walk(od::value& v, size_t d, int depth, ValueShape* shape, Input* in);
   // A scalar (or {"b64": ...}) expected at list depth `d`.
@@ -449,17 +454,35 @@ std::string Reader::Text(od::value& v) {
   return ContainerText(raw);
 }
 
+// From the text: unescaped_key() would copy the key into simdjson's string buffer, which has
+// room for each string of the body once per pass, and the object is read again after IsB64.
+bool Reader::KeyIsB64(od::field& field) const {
+  const char* begin = field.key().raw();  // after the opening quote
+  const char* end = text_.data() + text_.size();
+  const char* p = begin;
+  bool escaped = false;
+  while (p < end && *p != '"') {
+    if (*p == '\\') {
+      escaped = true;
+      if (++p == end) break;
+    }
+    ++p;
+  }
+  if (p == end) return false;  // unterminated: malformed, reported when the key is read
+  if (!escaped) return std::string_view(begin, p - begin) == "b64";
+  absl::StatusOr<json::Value> key = json::Parse(std::string_view(begin - 1, p - begin + 2));
+  return key.ok() && key->is_string() && key->string_value() == "b64";
+}
+
 absl::Status Reader::IsB64(od::object& obj, bool* b64) {
   // As when objects were parsed whole: one member named "b64" (a repeated key counts once).
   *b64 = false;
   bool any = false, all = true;
   for (auto item : obj) {
     od::field field;
-    std::string_view key;
     if (auto e = std::move(item).get(field)) return JsonError(e);
-    if (auto e = field.unescaped_key().get(key)) return JsonError(e);
     any = true;
-    if (key != "b64") {
+    if (!KeyIsB64(field)) {
       all = false;
       break;
     }
@@ -712,7 +735,40 @@ absl::Status Reader::Leaf(od::value& v, size_t d, Input* in) {
   }
 }
 
+absl::Status Reader::ScanNumbers(od::value& v, int depth, ValueShape* shape, Input* in,
+                                 bool* scanned) {
+  *scanned = false;
+  const std::string_view token = v.raw_json_token();
+  if (token.empty() || token[0] != '[' || depth >= options_.max_depth) return absl::OkStatus();
+  NumberListLimits limits;
+  limits.max_nesting = options_.max_depth - depth;
+  limits.max_elements = options_.limits.max_tensor_elements - elements_;
+  limits.max_bytes = options_.limits.max_tensor_bytes - bytes_;
+  std::string* content = in->proto.mutable_tensor_content();
+  const size_t before = content->size();
+  const std::string_view rest(token.data(), text_.data() + text_.size() - token.data());
+  std::vector<int64_t> dims;
+  size_t length = 0;
+  if (!ScanNumberList(rest, in->dtype, limits, content, &dims, &length)) return absl::OkStatus();
+  // simdjson steps over the list the scanner read.
+  od::array array;
+  std::string_view raw;
+  if (auto e = v.get_array().get(array)) return JsonError(e);
+  if (auto e = array.raw_json().get(raw)) return JsonError(e);
+  elements_ += NumElements(dims);
+  bytes_ += static_cast<int64_t>(content->size() - before);
+  shape->dims = std::move(dims);
+  shape->rank_known = true;
+  *scanned = true;
+  return absl::OkStatus();
+}
+
 absl::Status Reader::Walk(od::value& v, size_t d, int depth, ValueShape* shape, Input* in) {
+  if (d == 0 && !shape->rank_known) {
+    bool scanned;
+    absl::Status s = ScanNumbers(v, depth, shape, in, &scanned);
+    if (!s.ok() || scanned) return s;
+  }
   if (d == shape->dims.size()) {
     if (shape->rank_known) return Leaf(v, d, in);
     // On the first path: a list adds a dim, anything else ends the shape.

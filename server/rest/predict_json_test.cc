@@ -437,5 +437,56 @@ TEST(PredictJsonTest, LargeImageBody) {
   EXPECT_EQ(v[v.size() - 1], 224.0f * 224 - 1);
 }
 
+// Lists of plain numbers are read by the number-list fast path; whatever it declines partway
+// (a late string, NaN, a ragged row, a value out of range) is read value by value from the
+// start of that value, with the same result or error as if no fast path existed.
+TEST(PredictJsonTest, ListsTheFastPathDeclinesReadAsBefore) {
+  std::string rows;
+  for (int i = 0; i < 1000; ++i) {
+    rows += (i ? ", [0.5, " : "[0.5, ") + std::to_string(i) + "]";
+  }
+  tf::SignatureDef sig = Sig({{"x", tf::DT_FLOAT}});
+
+  Parsed p = Parse(R"({"inputs": [)" + rows + R"(, [NaN, 1e400]]})", sig);
+  ASSERT_TRUE(p.status.ok()) << p.status;
+  std::vector<float> v = Values<float>(p.request.inputs().at("x"));
+  ASSERT_EQ(v.size(), 2002u);
+  EXPECT_EQ(v[1999], 999.0f);
+  EXPECT_TRUE(std::isnan(v[2000]));
+  EXPECT_EQ(v[2001], std::numeric_limits<float>::infinity());
+
+  EXPECT_EQ(Error(R"({"inputs": [)" + rows + R"(, [1]]})", sig),
+            "Ragged nested list: expected 2 elements at depth 1 but got 1");
+  EXPECT_EQ(Error(R"({"inputs": [)" + rows + R"(, [1, "2"]]})", sig),
+            "Expected a number for DT_FLOAT but got a string: \"2\"");
+  EXPECT_EQ(Error(R"({"inputs": [)" + rows + R"(, [1, 2], 3]})", sig),
+            "Ragged nested list: expected a list of 2 elements at depth 1 but got a number");
+  EXPECT_EQ(Error(R"({"inputs": [[0, 255], [256, 0]]})", Sig({{"x", tf::DT_UINT8}})),
+            "Value 256 is out of range for DT_UINT8");
+  // Integers written as exact floats are the value-by-value reader's to convert.
+  p = Parse(R"({"instances": [[1, 2.0], [1e3, -0]]})", Sig({{"x", tf::DT_INT32}}));
+  ASSERT_TRUE(p.status.ok()) << p.status;
+  EXPECT_EQ(Values<int32_t>(p.request.inputs().at("x")), (std::vector<int32_t>{1, 2, 1000, 0}));
+  // Malformed text inside a list is still reported as malformed JSON.
+  p = Parse(R"({"inputs": [[1, 2], [3, 4,]]})", sig);
+  EXPECT_EQ(p.status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(p.status.message().find("JSON Parse error"), std::string::npos) << p.status;
+}
+
+// Found by fuzzing: a row object is looked at twice (is it {"b64": ...}? then its members), and
+// reading a long key twice through simdjson overran its string buffer.
+TEST(PredictJsonTest, LongKeysOfObjectsReadTwice) {
+  const std::string key(700, 'k');
+  tf::SignatureDef sig = Sig({{"x", tf::DT_FLOAT}, {"y", tf::DT_FLOAT}});
+  EXPECT_EQ(Error(R"({"instances": [{")" + key + R"(": [1]}]})", sig),
+            "Input alias \"" + key + "\" is not in the signature");
+  EXPECT_EQ(Error(R"({"inputs": {")" + key + R"(": [1]}})", sig),
+            "Input alias \"" + key + "\" is not in the signature");
+  // An escaped "b64" key is still one.
+  Parsed p = Parse(R"({"instances": [{"b\u0036\u0034": "AAE="}]})", Sig({{"s", tf::DT_STRING}}));
+  ASSERT_TRUE(p.status.ok()) << p.status;
+  EXPECT_EQ(Strings(p.request.inputs().at("s")), std::vector<std::string>{std::string("\0\1", 2)});
+}
+
 }  // namespace
 }  // namespace tensord

@@ -3,7 +3,9 @@
 MobileNetV2 on the real tensord, as JSON over REST ({"instances": [...]}, one keep-alive
 http.client connection, the body text made once before timing) and as a TensorProto over gRPC
 (PredictionService stub, the request made once). Client and server share the machine; requests
-are sequential (concurrency 1), so the numbers are latency, not throughput.
+are sequential (concurrency 1), so the numbers are latency, not throughput. The two protocols
+take turns in alternating blocks of requests (--rounds), so that a drift in the machine's speed
+during the run weighs on both alike.
 
 The model is tests/generated/mobilenet_v2 (`make models`, or
 `python3 tests/models/generate.py --out tests/generated --only mobilenet_v2`).
@@ -41,8 +43,8 @@ Written by `tests/bench/run_rest_bench.py`: p50/p99 latency of predicting one 22
 image with MobileNetV2 (`tests/generated/mobilenet_v2`) on `bazel-bin/server/tensord`, one
 request at a time from one client on the same machine. REST sends `{"instances": [...]}` JSON
 over a keep-alive HTTP/1.1 connection (body text made once, before timing); gRPC sends the same
-pixels as a packed TensorProto through the PredictionService stub (request made once). Each row
-is one run of the script.
+pixels as a packed TensorProto through the PredictionService stub (request made once). The two
+take turns in alternating blocks of requests. Each row is one run of the script.
 
 | run | machine | requests | REST body | REST p50 ms | REST p99 ms | gRPC p50 ms | gRPC p99 ms | REST p50 / gRPC p50 |
 |---|---|---|---|---|---|---|---|---|
@@ -80,51 +82,70 @@ def percentiles(samples_s):
     return statistics.median(ms), p99
 
 
-def time_rest(port, body, warmup, requests):
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    headers = {"Content-Type": "application/json"}
-    samples = []
-    reply_body = b""
-    for i in range(warmup + requests):
-        start = time.perf_counter()
-        conn.request("POST", "/v1/models/%s:predict" % MODEL, body=body, headers=headers)
-        reply = conn.getresponse()
-        reply_body = reply.read()
-        elapsed = time.perf_counter() - start
+class RestClient:
+    """One keep-alive http.client connection posting the same body."""
+
+    def __init__(self, port, body):
+        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        self.body = body
+        self.reply = None
+
+    def __call__(self):
+        self.conn.request("POST", "/v1/models/%s:predict" % MODEL, body=self.body,
+                          headers={"Content-Type": "application/json"})
+        reply = self.conn.getresponse()
+        body = reply.read()
         if reply.status != 200:
-            raise SystemExit("REST predict failed: %d %s" % (reply.status, reply_body[:300]))
-        if i >= warmup:
-            samples.append(elapsed)
-    conn.close()
-    return samples, json.loads(reply_body)
+            raise SystemExit("REST predict failed: %d %s" % (reply.status, body[:300]))
+        self.reply = body
+
+    def output(self):
+        return np.array(json.loads(self.reply)["predictions"], np.float32).reshape(-1)
 
 
-def time_grpc(port, alias, image, warmup, requests):
-    import grpc
-    from tensorflow.core.framework import tensor_pb2, tensor_shape_pb2, types_pb2
-    from tensorflow_serving.apis import predict_pb2, prediction_service_pb2_grpc
+class GrpcClient:
+    """The PredictionService stub sending the same request."""
 
-    request = predict_pb2.PredictRequest()
-    request.model_spec.name = MODEL
-    proto = tensor_pb2.TensorProto(
-        dtype=types_pb2.DT_FLOAT,
-        tensor_shape=tensor_shape_pb2.TensorShapeProto(
-            dim=[tensor_shape_pb2.TensorShapeProto.Dim(size=d) for d in image.shape]),
-        tensor_content=image.tobytes())
-    request.inputs[alias].CopyFrom(proto)
-    channel = grpc.insecure_channel("127.0.0.1:%d" % port)
-    stub = prediction_service_pb2_grpc.PredictionServiceStub(channel)
-    samples = []
-    reply = None
-    for i in range(warmup + requests):
-        start = time.perf_counter()
-        reply = stub.Predict(request, timeout=60)
-        elapsed = time.perf_counter() - start
-        if i >= warmup:
-            samples.append(elapsed)
-    channel.close()
-    out = next(iter(reply.outputs.values()))
-    return samples, np.frombuffer(out.tensor_content, np.float32)
+    def __init__(self, port, alias, image):
+        import grpc
+        from tensorflow.core.framework import tensor_pb2, tensor_shape_pb2, types_pb2
+        from tensorflow_serving.apis import predict_pb2, prediction_service_pb2_grpc
+
+        self.request = predict_pb2.PredictRequest()
+        self.request.model_spec.name = MODEL
+        proto = tensor_pb2.TensorProto(
+            dtype=types_pb2.DT_FLOAT,
+            tensor_shape=tensor_shape_pb2.TensorShapeProto(
+                dim=[tensor_shape_pb2.TensorShapeProto.Dim(size=d) for d in image.shape]),
+            tensor_content=image.tobytes())
+        self.request.inputs[alias].CopyFrom(proto)
+        self.channel = grpc.insecure_channel("127.0.0.1:%d" % port)
+        self.stub = prediction_service_pb2_grpc.PredictionServiceStub(self.channel)
+        self.reply = None
+
+    def __call__(self):
+        self.reply = self.stub.Predict(self.request, timeout=60)
+
+    def output(self):
+        out = next(iter(self.reply.outputs.values()))
+        return np.frombuffer(out.tensor_content, np.float32)
+
+
+def time_interleaved(clients, warmup, requests, rounds):
+    """Latencies of each client, measured in `rounds` alternating blocks, so that a machine
+    whose speed drifts during the run (shared cloud CPUs do) weighs on both alike."""
+    for client in clients:
+        for _ in range(warmup):
+            client()
+    samples = [[] for _ in clients]
+    per_round = max(1, requests // rounds)
+    for _ in range(rounds):
+        for client, out in zip(clients, samples):
+            for _ in range(per_round):
+                start = time.perf_counter()
+                client()
+                out.append(time.perf_counter() - start)
+    return samples
 
 
 def input_alias(rest_port):
@@ -158,6 +179,8 @@ def main():
     parser.add_argument("--model_dir", default=MODEL_DIR)
     parser.add_argument("--requests", type=int, default=200)
     parser.add_argument("--warmup", type=int, default=20)
+    parser.add_argument("--rounds", type=int, default=10,
+                        help="alternating blocks of REST and gRPC requests")
     parser.add_argument("--label", default="run")
     parser.add_argument("--report", action="store_true", help="write the row to " + REPORT)
     args = parser.parse_args()
@@ -178,12 +201,14 @@ def main():
             try:
                 wait_available(rest_port, proc, log_path)
                 alias = input_alias(rest_port)
-                rest, rest_reply = time_rest(rest_port, body, args.warmup, args.requests)
-                grpc_s, grpc_out = time_grpc(grpc_port, alias, image, args.warmup, args.requests)
+                rest_client = RestClient(rest_port, body)
+                grpc_client = GrpcClient(grpc_port, alias, image)
+                rest, grpc_s = time_interleaved([rest_client, grpc_client], args.warmup,
+                                                args.requests, args.rounds)
+                rest_out, grpc_out = rest_client.output(), grpc_client.output()
             finally:
                 proc.terminate()
                 proc.wait(timeout=60)
-    rest_out = np.array(rest_reply["predictions"], np.float32).reshape(-1)
     if not np.allclose(rest_out, grpc_out, rtol=1e-5, atol=1e-6):
         raise SystemExit("REST and gRPC predictions differ (max |diff| %g)"
                          % np.max(np.abs(rest_out - grpc_out)))
@@ -192,7 +217,7 @@ def main():
     grpc_p50, grpc_p99 = percentiles(grpc_s)
     cpu = machine()
     row = "| %s | %s | %d | %.2f MB | %.2f | %.2f | %.2f | %.2f | %.2f |" % (
-        args.label, cpu, args.requests, len(body) / 1e6, rest_p50, rest_p99, grpc_p50, grpc_p99,
+        args.label, cpu, len(rest), len(body) / 1e6, rest_p50, rest_p99, grpc_p50, grpc_p99,
         rest_p50 / grpc_p50)
     print("machine: %s" % cpu)
     print("REST body %.2f MB; REST p50 %.2f ms p99 %.2f ms; gRPC p50 %.2f ms p99 %.2f ms; "

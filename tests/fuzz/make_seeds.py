@@ -68,6 +68,14 @@ def rest_bodies():
     ]
     for i, (signature, body) in enumerate(bodies):
         write("rest_request_fuzzer", "%d" % i, bytes([signature]) + json.dumps(body).encode())
+    # Bare number lists, for the number-list fast path (the first byte also picks its dtype).
+    lists = [
+        (0, [[[0.123456789012345678, -1e-3], [2.5e10, 0]], [[1, 2], [3, 4]]]),
+        (3, [[0, 255], [17, 1]]),
+        (4, [-9223372036854775808, 9223372036854775807]),
+    ]
+    for i, (signature, value) in enumerate(lists):
+        write("rest_request_fuzzer", "list%d" % i, bytes([signature]) + json.dumps(value).encode())
 
 
 def examples():

@@ -3,13 +3,19 @@
 // and classify/regress bodies parsed as JSON trees (depth-limited) into tf.Example inputs. The
 // first byte picks the signature. Invariants: no crash and no allocation past the limits; inputs
 // the predict reader accepts decode within the same limits, and written back as a predict
-// response give JSON that parses; the tree writer's output parses back to the same text.
+// response give JSON that parses; the tree writer's output parses back to the same text; a
+// list the number-list fast path accepts is, read by the tree parser, a rectangular list of
+// the same shape and values.
+#include <cstring>
+#include <type_traits>
+
 #include "protos/serving/predict.pb.h"
 #include "protos/tensorflow/meta_graph.pb.h"
 #include "runtime/framework/tensor_proto.h"
 #include "runtime/util/example_json.h"
 #include "runtime/util/json.h"
 #include "server/rest/json_tensor.h"
+#include "server/rest/number_list.h"
 #include "server/rest/predict_json.h"
 #include "server/tfserving/request_limits.h"
 #include "tests/fuzz/fuzz_util.h"
@@ -50,12 +56,74 @@ tensord::RequestLimits Limits() {
   return limits;
 }
 
+// Flattens `v`, a list nested as `dims` says, checking its shape; false where it is not one.
+bool Flatten(const tensord::json::Value& v, const std::vector<int64_t>& dims, size_t d,
+             std::vector<const tensord::json::Value*>* leaves) {
+  if (d == dims.size()) {
+    leaves->push_back(&v);
+    return v.is_number();
+  }
+  if (!v.is_array() || static_cast<int64_t>(v.size()) != dims[d]) return false;
+  for (const tensord::json::Value& item : v.items()) {
+    if (!Flatten(item, dims, d + 1, leaves)) return false;
+  }
+  return true;
+}
+
+template <typename T>
+void CheckValues(const std::string& bytes, const std::vector<const tensord::json::Value*>& leaves) {
+  FUZZ_CHECK(bytes.size() == leaves.size() * sizeof(T));
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    T got;
+    std::memcpy(&got, bytes.data() + i * sizeof(T), sizeof(T));
+    if constexpr (std::is_floating_point_v<T>) {
+      const T want = static_cast<T>(leaves[i]->number());
+      FUZZ_CHECK(std::memcmp(&got, &want, sizeof(T)) == 0);
+    } else {
+      int64_t want;
+      FUZZ_CHECK(leaves[i]->ToInt64(&want));
+      FUZZ_CHECK(static_cast<int64_t>(got) == want);
+    }
+  }
+}
+
+// The fast path of number lists against the tree parser.
+void CheckNumberList(const std::string& body, uint8_t choice) {
+  static const ::tensorflow::DataType kTypes[] = {
+      ::tensorflow::DT_FLOAT, ::tensorflow::DT_DOUBLE, ::tensorflow::DT_INT32,
+      ::tensorflow::DT_UINT8, ::tensorflow::DT_INT64};
+  const ::tensorflow::DataType dtype = kTypes[choice % 5];
+  tensord::NumberListLimits limits;
+  limits.max_nesting = 64;
+  limits.max_elements = 1 << 20;
+  limits.max_bytes = 8 << 20;
+  std::string bytes;
+  std::vector<int64_t> dims;
+  size_t length = 0;
+  if (!tensord::ScanNumberList(body, dtype, limits, &bytes, &dims, &length)) return;
+  FUZZ_CHECK(length <= body.size());
+  absl::StatusOr<tensord::json::Value> tree =
+      tensord::json::Parse(std::string_view(body).substr(0, length));
+  FUZZ_CHECK(tree.ok());
+  std::vector<const tensord::json::Value*> leaves;
+  FUZZ_CHECK(Flatten(*tree, dims, 0, &leaves));
+  switch (dtype) {
+    case ::tensorflow::DT_FLOAT: return CheckValues<float>(bytes, leaves);
+    case ::tensorflow::DT_DOUBLE: return CheckValues<double>(bytes, leaves);
+    case ::tensorflow::DT_INT32: return CheckValues<int32_t>(bytes, leaves);
+    case ::tensorflow::DT_UINT8: return CheckValues<uint8_t>(bytes, leaves);
+    default: return CheckValues<int64_t>(bytes, leaves);
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   tensord::fuzz::FuzzInput input(data, size);
-  const ::tensorflow::SignatureDef signature = Signature(input.Byte());
+  const uint8_t choice = input.Byte();
+  const ::tensorflow::SignatureDef signature = Signature(choice);
   const std::string body(input.Rest());
+  CheckNumberList(body, choice);
 
   tensord::json::ParseOptions options;
   options.max_depth = 64;  // the server's default --rest_api_max_json_depth

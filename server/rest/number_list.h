@@ -1,0 +1,46 @@
+// The fast path of REST predict bodies: a rectangular nested JSON list of plain numbers (an
+// image, a batch of feature rows) read straight from the text into packed tensor bytes.
+//
+// Reading such a list value by value through simdjson's On-Demand API costs about three times
+// the number conversion itself; this scanner walks the characters once and converts each token
+// with std::from_chars, which rounds correctly, as simdjson does, so the values are the same
+// bits. It accepts only what it can read exactly as the general reader (predict_json.cc) would:
+// anything else (strings, objects, literals, NaN, empty or ragged lists, a number out of range
+// for the dtype, a limit reached, nesting at the limit, malformed text) makes it decline, leaving
+// the caller's state as it was, and the general reader then gives the same result or TF
+// Serving's error.
+//
+// Thread safety: a pure function.
+#ifndef TENSORD_SERVER_REST_NUMBER_LIST_H_
+#define TENSORD_SERVER_REST_NUMBER_LIST_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "protos/tensorflow/types.pb.h"
+
+namespace tensord {
+
+struct NumberListLimits {
+  int max_nesting = 0;       // lists may nest at most this deep (the outermost counts as 1)
+  int64_t max_elements = 0;  // at most this many values may be added
+  int64_t max_bytes = 0;     // at most this many bytes may be added
+};
+
+// `text` starts at a '[' and runs to the end of the body. If the list there is a rectangular
+// nested list of JSON numbers, none of them empty, within `limits`, whose every value converts
+// to `dtype` as the general reader converts it (float: the double rounded to float), appends
+// the values in row-major order to *out, sets *dims to the list's shape and *length to the
+// list's size in characters, and returns true. Otherwise returns false with *out, *dims and
+// *length unchanged. Reads DT_FLOAT, DT_DOUBLE and the integer types of at most 64 bits but
+// DT_UINT64; declines every other dtype.
+bool ScanNumberList(std::string_view text, ::tensorflow::DataType dtype,
+                    const NumberListLimits& limits, std::string* out, std::vector<int64_t>* dims,
+                    size_t* length);
+
+}  // namespace tensord
+
+#endif  // TENSORD_SERVER_REST_NUMBER_LIST_H_

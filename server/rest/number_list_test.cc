@@ -1,0 +1,171 @@
+#include "server/rest/number_list.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <random>
+
+#include "gtest/gtest.h"
+
+namespace tensord {
+namespace {
+
+namespace tf = ::tensorflow;
+
+NumberListLimits Roomy() {
+  NumberListLimits limits;
+  limits.max_nesting = 64;
+  limits.max_elements = 1 << 20;
+  limits.max_bytes = 1 << 24;
+  return limits;
+}
+
+template <typename T>
+std::vector<T> Values(const std::string& bytes) {
+  std::vector<T> values(bytes.size() / sizeof(T));
+  std::memcpy(values.data(), bytes.data(), values.size() * sizeof(T));
+  return values;
+}
+
+struct Scanned {
+  bool ok = false;
+  std::string bytes;
+  std::vector<int64_t> dims;
+  size_t length = 0;
+};
+
+Scanned Scan(const std::string& text, tf::DataType dtype,
+             const NumberListLimits& limits = Roomy()) {
+  Scanned s;
+  s.ok = ScanNumberList(text, dtype, limits, &s.bytes, &s.dims, &s.length);
+  return s;
+}
+
+TEST(NumberListTest, ReadsARectangularListInRowMajorOrder) {
+  const std::string text = "[ [[1, 2.5 ,-3]\n,[4e2,\t5E-1, 0]] ,[[-0,7,8],[9,10,11]]]";
+  const Scanned s = Scan(text + ", \"rest\"]", tf::DT_FLOAT);
+  ASSERT_TRUE(s.ok);
+  EXPECT_EQ(s.dims, (std::vector<int64_t>{2, 2, 3}));
+  EXPECT_EQ(s.length, text.size());
+  const std::vector<float> v = Values<float>(s.bytes);
+  EXPECT_EQ(v, (std::vector<float>{1, 2.5f, -3, 400, 0.5f, 0, 0, 7, 8, 9, 10, 11}));
+  EXPECT_TRUE(std::signbit(v[6]));  // -0 stays negative, as simdjson reads it
+}
+
+TEST(NumberListTest, FloatsAreTheCorrectlyRoundedDoubleRoundedToFloat) {
+  // Random 17-digit decimals, as Python writes float32 pixels, and extreme exponents.
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> unit(-1, 1);
+  std::uniform_int_distribution<int> exponent(-300, 300);
+  std::string text = "[";
+  std::vector<std::string> tokens;
+  for (int i = 0; i < 2000; ++i) {
+    char token[64];
+    std::snprintf(token, sizeof token, i % 2 ? "%.17g" : "%.20fe%d", unit(rng),
+                  i % 2 ? 0 : exponent(rng));
+    tokens.push_back(token);
+    text += (i ? "," : "") + tokens.back();
+  }
+  text += "]";
+  const Scanned f = Scan(text, tf::DT_FLOAT);
+  const Scanned d = Scan(text, tf::DT_DOUBLE);
+  ASSERT_TRUE(f.ok);
+  ASSERT_TRUE(d.ok);
+  const std::vector<float> floats = Values<float>(f.bytes);
+  const std::vector<double> doubles = Values<double>(d.bytes);
+  ASSERT_EQ(floats.size(), tokens.size());
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    const double want = std::strtod(tokens[i].c_str(), nullptr);
+    EXPECT_EQ(doubles[i], want) << tokens[i];
+    EXPECT_EQ(floats[i], static_cast<float>(want)) << tokens[i];
+  }
+}
+
+TEST(NumberListTest, ReadsEachIntegerTypeWithinItsRange) {
+  const Scanned u8 = Scan("[0, 255]", tf::DT_UINT8);
+  ASSERT_TRUE(u8.ok);
+  EXPECT_EQ(Values<uint8_t>(u8.bytes), (std::vector<uint8_t>{0, 255}));
+  const Scanned i64 = Scan("[-9223372036854775808, 9223372036854775807]", tf::DT_INT64);
+  ASSERT_TRUE(i64.ok);
+  EXPECT_EQ(Values<int64_t>(i64.bytes),
+            (std::vector<int64_t>{std::numeric_limits<int64_t>::min(),
+                                  std::numeric_limits<int64_t>::max()}));
+  const Scanned i16 = Scan("[[-32768],[32767]]", tf::DT_INT16);
+  ASSERT_TRUE(i16.ok);
+  EXPECT_EQ(i16.dims, (std::vector<int64_t>{2, 1}));
+  EXPECT_EQ(Values<int16_t>(i16.bytes), (std::vector<int16_t>{-32768, 32767}));
+  // Out of range, or not a plain integer: the general reader's conversion or error.
+  EXPECT_FALSE(Scan("[256]", tf::DT_UINT8).ok);
+  EXPECT_FALSE(Scan("[-1]", tf::DT_UINT32).ok);
+  EXPECT_FALSE(Scan("[2147483648]", tf::DT_INT32).ok);
+  EXPECT_FALSE(Scan("[9223372036854775808]", tf::DT_INT64).ok);
+  EXPECT_FALSE(Scan("[2.0]", tf::DT_INT32).ok);
+  EXPECT_FALSE(Scan("[1e3]", tf::DT_INT64).ok);
+}
+
+TEST(NumberListTest, DeclinesWhatTheGeneralReaderMustJudge) {
+  for (const char* text : {
+           "[]",          "[[]]",        "[[1],[]]",
+           "[[1],[2,3]]", "[[1,2],[3]]", "[1,[2]]",
+           "[[1],2]",     "[[[1]],[2]]", "[1,]",
+           "[,1]",        "[1 2]",       "[01]",
+           "[1.]",        "[.5]",        "[-]",
+           "[+1]",        "[1e]",        "[1e+]",
+           "[0x10]",      "[NaN]",       "[Infinity]",
+           "[-Infinity]", "[1e400]",     "[true]",
+           "[null]",      "[\"1\"]",     "[{\"b64\":\"AA==\"}]",
+           "[1,2",        "[[1,2]",      "[1;2]",
+           "1",           "{}",          "",
+           " [1]",
+       }) {
+    std::string out = "kept";
+    std::vector<int64_t> dims = {9};
+    size_t length = 99;
+    EXPECT_FALSE(ScanNumberList(text, tf::DT_FLOAT, Roomy(), &out, &dims, &length)) << text;
+    EXPECT_EQ(out, "kept") << text;
+    EXPECT_EQ(dims, std::vector<int64_t>{9}) << text;
+    EXPECT_EQ(length, 99u) << text;
+  }
+  for (tf::DataType dtype : {tf::DT_UINT64, tf::DT_BOOL, tf::DT_STRING, tf::DT_HALF}) {
+    EXPECT_FALSE(Scan("[1]", dtype).ok) << tf::DataType_Name(dtype);
+  }
+}
+
+TEST(NumberListTest, DeclinesAtTheLimitsAndKeepsWhatWasThere) {
+  NumberListLimits limits = Roomy();
+  limits.max_elements = 4;
+  EXPECT_TRUE(Scan("[[1,2],[3,4]]", tf::DT_FLOAT, limits).ok);
+  EXPECT_FALSE(Scan("[[1,2],[3,4],[5,6]]", tf::DT_FLOAT, limits).ok);
+  limits = Roomy();
+  limits.max_bytes = 16;
+  EXPECT_TRUE(Scan("[1,2,3,4]", tf::DT_FLOAT, limits).ok);
+  EXPECT_FALSE(Scan("[1,2,3,4]", tf::DT_DOUBLE, limits).ok);
+  limits = Roomy();
+  limits.max_nesting = 2;
+  EXPECT_TRUE(Scan("[[1]]", tf::DT_FLOAT, limits).ok);
+  EXPECT_FALSE(Scan("[[[1]]]", tf::DT_FLOAT, limits).ok);
+
+  // A decline after many values were buffered and flushed leaves the output as it was.
+  std::string text = "[";
+  for (int i = 0; i < 5000; ++i) text += std::to_string(i) + ",";
+  text += "\"x\"]";
+  std::string out = "kept";
+  std::vector<int64_t> dims;
+  size_t length = 0;
+  EXPECT_FALSE(ScanNumberList(text, tf::DT_INT32, Roomy(), &out, &dims, &length));
+  EXPECT_EQ(out, "kept");
+}
+
+TEST(NumberListTest, AppendsAfterExistingBytes) {
+  std::string out = "ab";
+  std::vector<int64_t> dims;
+  size_t length = 0;
+  ASSERT_TRUE(ScanNumberList("[7]", tf::DT_INT8, Roomy(), &out, &dims, &length));
+  EXPECT_EQ(out, std::string("ab\x07", 3));
+  EXPECT_EQ(dims, std::vector<int64_t>{1});
+  EXPECT_EQ(length, 3u);
+}
+
+}  // namespace
+}  // namespace tensord
