@@ -7,6 +7,7 @@
 #include <sstream>
 #include <string>
 
+#include "Eigen/Core"
 #include "gtest/gtest.h"
 
 namespace tensord {

@@ -11,6 +11,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "runtime/framework/dispatch_numeric.h"
 
 namespace tensord {
 namespace {

@@ -6,6 +6,7 @@
 #include <random>
 #include <string>
 
+#include "Eigen/Core"
 #include "gtest/gtest.h"
 
 namespace tensord {

@@ -6,6 +6,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "runtime/framework/dispatch_numeric.h"
 
 namespace tensord {
 namespace tensorctl {

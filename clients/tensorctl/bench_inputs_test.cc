@@ -2,6 +2,7 @@
 
 #include <google/protobuf/text_format.h>
 
+#include "Eigen/Core"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

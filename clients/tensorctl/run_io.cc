@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "runtime/framework/dispatch_numeric.h"
 #include "runtime/util/json.h"
 #include "clients/common/npy.h"
 #include "clients/common/tensor_json.h"

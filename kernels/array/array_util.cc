@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "runtime/framework/dispatch_numeric.h"
 #include "runtime/util/status_macros.h"
 
 namespace tensord {

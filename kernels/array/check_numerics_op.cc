@@ -1,6 +1,7 @@
 // CheckNumerics: forwards its input, or fails naming what it found when any value is NaN or Inf.
 #include <cmath>
 
+#include "Eigen/Core"
 #include "absl/strings/str_cat.h"
 #include "kernels/array/array_util.h"
 

@@ -1,6 +1,7 @@
 #include <cmath>
 #include <limits>
 
+#include "Eigen/Core"
 #include "gtest/gtest.h"
 #include "kernels/array/array_test_util.h"
 

@@ -1,3 +1,4 @@
+#include "Eigen/Core"
 #include "gtest/gtest.h"
 #include "kernels/array/array_test_util.h"
 #include "runtime/framework/kernel_registry.h"

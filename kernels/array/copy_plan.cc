@@ -5,6 +5,7 @@
 #include "absl/container/inlined_vector.h"
 #include "kernels/array/array_util.h"
 #include "runtime/framework/parallel_for.h"
+#include "runtime/framework/tensor_eigen.h"
 #include "runtime/util/status_macros.h"
 
 namespace tensord {

@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 #include "kernels/array/array_util.h"
 #include "runtime/framework/device.h"
+#include "runtime/framework/tensor_eigen.h"
 
 namespace tensord {
 namespace array {

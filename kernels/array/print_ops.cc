@@ -8,6 +8,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "kernels/array/array_util.h"
+#include "runtime/framework/dispatch_numeric.h"
 
 namespace tensord {
 namespace {

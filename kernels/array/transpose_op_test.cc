@@ -1,5 +1,6 @@
 #include <random>
 
+#include "Eigen/Core"
 #include "gtest/gtest.h"
 #include "kernels/array/array_test_util.h"
 

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/array/array_util.h"
 #include "kernels/array/copy_plan.h"
+#include "runtime/framework/dispatch_numeric.h"
 #include "runtime/util/status_macros.h"
 
 namespace tensord {

@@ -1,6 +1,7 @@
 // Expectations from TensorFlow 2.21's tf.unique.
 #include <limits>
 
+#include "Eigen/Core"
 #include "gtest/gtest.h"
 #include "kernels/array/array_test_util.h"
 

@@ -1,6 +1,7 @@
 // Where(input) -> int64 [num_true, rank]: row-major coordinates of the non-zero / true elements.
 #include "absl/strings/str_cat.h"
 #include "kernels/array/array_util.h"
+#include "runtime/framework/dispatch_numeric.h"
 
 namespace tensord {
 namespace {

@@ -1,6 +1,7 @@
 #include "kernels/control_flow/predicate.h"
 
 #include "absl/strings/str_cat.h"
+#include "runtime/framework/dispatch_numeric.h"
 
 namespace tensord {
 

@@ -15,8 +15,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "kernels/math/op_util.h"
+#include "runtime/framework/dispatch_numeric.h"
 #include "runtime/framework/kernel_registry.h"
 #include "runtime/framework/parallel_for.h"
+#include "runtime/framework/tensor_eigen.h"
 #include "runtime/util/status_macros.h"
 
 namespace tensord {

@@ -4,6 +4,7 @@
 #include <limits>
 #include <vector>
 
+#include "Eigen/Core"
 #include "gtest/gtest.h"
 #include "kernels/testing/kernel_test_util.h"
 

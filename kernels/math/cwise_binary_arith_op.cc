@@ -2,6 +2,7 @@
 #include <string>
 
 #include "kernels/math/cwise_binary_op.h"
+#include "runtime/framework/tensor_eigen.h"
 
 namespace tensord {
 namespace math {

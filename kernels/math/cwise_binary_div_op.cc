@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "kernels/math/cwise_binary_op.h"
+#include "runtime/framework/tensor_eigen.h"
 
 namespace tensord {
 namespace math {

@@ -15,6 +15,7 @@
 #include "kernels/math/op_util.h"
 #include "runtime/framework/kernel_registry.h"
 #include "runtime/framework/op_kernel.h"
+#include "runtime/framework/tensor_eigen.h"
 #include "runtime/util/status_macros.h"
 
 namespace tensord {

@@ -22,6 +22,7 @@
 #include "absl/types/span.h"
 #include "runtime/framework/parallel_for.h"
 #include "runtime/framework/tensor.h"
+#include "runtime/framework/tensor_eigen.h"
 #include "unsupported/Eigen/CXX11/Tensor"
 
 namespace tensord {

@@ -4,6 +4,7 @@
 
 #include "gtest/gtest.h"
 #include "runtime/framework/device.h"
+#include "runtime/framework/tensor_eigen.h"
 
 namespace tensord {
 namespace math {

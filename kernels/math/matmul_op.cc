@@ -14,6 +14,7 @@
 #include "kernels/nn/onednn_util.h"
 #include "kernels/nn/window_util.h"
 #include "runtime/framework/kernel_registry.h"
+#include "runtime/framework/tensor_eigen.h"
 #include "runtime/util/status_macros.h"
 
 namespace tensord {

@@ -9,6 +9,7 @@
 #include <optional>
 #include <vector>
 
+#include "runtime/framework/tensor_eigen.h"
 #include "runtime/framework/tensor_shape.h"
 #include "unsupported/Eigen/CXX11/Tensor"
 

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "runtime/framework/parallel_for.h"
+#include "runtime/framework/tensor_eigen.h"
 
 namespace tensord {
 namespace math {

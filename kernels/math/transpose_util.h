@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/types/span.h"
+#include "runtime/framework/tensor_eigen.h"
 #include "unsupported/Eigen/CXX11/Tensor"
 
 namespace tensord {

@@ -5,6 +5,7 @@
 #include "kernels/nn/window_util.h"
 #include "runtime/framework/kernel_registry.h"
 #include "runtime/framework/parallel_for.h"
+#include "runtime/framework/tensor_eigen.h"
 
 namespace tensord {
 namespace {

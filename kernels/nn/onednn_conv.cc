@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "dnnl.hpp"
 #include "kernels/nn/onednn_util.h"
+#include "runtime/framework/tensor_eigen.h"
 #include "runtime/util/status_macros.h"
 
 namespace tensord {

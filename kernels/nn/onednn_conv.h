@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "runtime/framework/tensor_eigen.h"
 #include "unsupported/Eigen/CXX11/Tensor"
 #include "kernels/nn/conv_fusion.h"
 #include "kernels/nn/plan_cache.h"

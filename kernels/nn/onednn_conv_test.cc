@@ -6,6 +6,7 @@
 #include "gtest/gtest.h"
 #include "kernels/nn/nn_test_util.h"
 #include "kernels/testing/kernel_test_util.h"
+#include "runtime/framework/tensor_eigen.h"
 
 namespace tensord {
 namespace {

@@ -1,4 +1,5 @@
 #include "kernels/nn/onednn_gemm_conv.h"
+#include "runtime/framework/tensor_eigen.h"
 
 #include <cstring>
 

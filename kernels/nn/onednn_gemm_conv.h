@@ -18,6 +18,7 @@
 #include "kernels/nn/onednn_matmul.h"
 #include "kernels/nn/window_util.h"
 #include "runtime/framework/tensor.h"
+#include "runtime/framework/tensor_eigen.h"
 #include "unsupported/Eigen/CXX11/Tensor"
 
 namespace tensord {

@@ -7,6 +7,7 @@
 #include "dnnl.hpp"
 #include "kernels/nn/onednn_util.h"
 #include "kernels/nn/panel_gemm.h"
+#include "runtime/framework/tensor_eigen.h"
 
 namespace tensord {
 

@@ -22,6 +22,7 @@
 #include "kernels/nn/conv_fusion.h"
 #include "kernels/nn/plan_cache.h"
 #include "runtime/framework/tensor.h"
+#include "runtime/framework/tensor_eigen.h"
 #include "unsupported/Eigen/CXX11/Tensor"
 
 namespace tensord {

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/framework/host_allocator.h"
 #include "runtime/framework/parallel_for.h"
+#include "runtime/framework/tensor_eigen.h"
 
 namespace tensord {
 namespace onednn {

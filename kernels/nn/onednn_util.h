@@ -18,6 +18,7 @@
 #include "dnnl.hpp"
 #include "kernels/nn/conv_fusion.h"
 #include "runtime/framework/tensor.h"
+#include "runtime/framework/tensor_eigen.h"
 #include "unsupported/Eigen/CXX11/Tensor"
 
 namespace tensord {

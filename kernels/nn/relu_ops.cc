@@ -4,6 +4,7 @@
 // threads (ParallelFor).
 #include "runtime/framework/kernel_registry.h"
 #include "runtime/framework/parallel_for.h"
+#include "runtime/framework/tensor_eigen.h"
 
 namespace tensord {
 namespace {

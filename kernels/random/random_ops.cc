@@ -22,6 +22,7 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/framework/kernel_registry.h"
 #include "runtime/framework/parallel_for.h"
+#include "runtime/framework/tensor_eigen.h"
 #include "runtime/util/status_macros.h"
 
 namespace tensord {

@@ -7,6 +7,7 @@
 
 #include "gtest/gtest.h"
 #include "kernels/testing/kernel_test_util.h"
+#include "runtime/framework/dispatch_numeric.h"
 
 namespace tensord {
 namespace random_ops {

@@ -12,6 +12,7 @@
 #include "runtime/framework/kernel_registry.h"
 #include "runtime/framework/op_kernel.h"
 #include "runtime/framework/parallel_for.h"
+#include "runtime/framework/tensor_eigen.h"
 
 namespace tensord {
 namespace {

@@ -15,6 +15,7 @@
 #include "runtime/framework/kernel_registry.h"
 #include "runtime/framework/op_kernel.h"
 #include "runtime/framework/parallel_for.h"
+#include "runtime/framework/tensor_eigen.h"
 #include "runtime/saved_model/tensor_bundle.h"
 #include "runtime/util/status_macros.h"
 

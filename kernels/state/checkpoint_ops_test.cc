@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "Eigen/Core"
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

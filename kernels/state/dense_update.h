@@ -11,6 +11,7 @@
 #include "runtime/framework/op_kernel.h"
 #include "runtime/framework/parallel_for.h"
 #include "runtime/framework/resource.h"
+#include "runtime/framework/tensor_eigen.h"
 
 namespace tensord {
 

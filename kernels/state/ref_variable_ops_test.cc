@@ -9,6 +9,7 @@
 #include "kernels/testing/kernel_test_util.h"
 #include "runtime/framework/kernel_registry.h"
 #include "runtime/framework/resource.h"
+#include "runtime/framework/tensor_eigen.h"
 
 namespace tensord {
 namespace testing {

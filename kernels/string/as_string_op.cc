@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <string>
 
+#include "Eigen/Core"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "kernels/string/string_util.h"

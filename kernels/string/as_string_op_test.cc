@@ -2,6 +2,7 @@
 #include <limits>
 #include <string>
 
+#include "Eigen/Core"
 #include "gtest/gtest.h"
 #include "kernels/testing/kernel_test_util.h"
 

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "runtime/framework/parallel_for.h"
+#include "runtime/framework/tensor_eigen.h"
 
 namespace tensord {
 namespace string_ops {

@@ -4,7 +4,9 @@
 #include <memory>
 
 #include "gtest/gtest.h"
+#include "runtime/framework/dispatch_numeric.h"
 #include "runtime/framework/kernel_registry.h"
+#include "runtime/framework/tensor_eigen.h"
 #include "runtime/framework/tensor_proto.h"
 
 namespace tensord {

@@ -15,6 +15,7 @@
 #include "runtime/exec/placer.h"
 #include "runtime/graph/tensor_name.h"
 #include "runtime/util/status_macros.h"
+#include "unsupported/Eigen/CXX11/ThreadPool"
 
 namespace tensord {
 

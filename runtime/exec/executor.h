@@ -35,7 +35,7 @@ struct ExecutionEnv {
   CpuDevice* cpu = nullptr;
   // Device types nodes may be placed on, in preference order.
   std::vector<DeviceType> devices = {DeviceType::kCpu};
-  Eigen::ThreadPool* inter_op_pool = nullptr;  // null: run everything on the caller's thread
+  Eigen::ThreadPoolInterface* inter_op_pool = nullptr;  // null: run everything on the caller's thread
 };
 
 class ExecutionPlan {

@@ -9,6 +9,7 @@
 #include "runtime/exec/executor.h"
 #include "runtime/exec/session.h"
 #include "runtime/util/status_macros.h"
+#include "unsupported/Eigen/CXX11/ThreadPool"
 
 namespace tensord {
 namespace {

@@ -8,6 +8,8 @@
 #include <string>
 #include <thread>
 
+#include "unsupported/Eigen/CXX11/Tensor"
+
 namespace tensord {
 
 const char* DeviceTypeName(DeviceType type) { return type == DeviceType::kGpu ? "GPU" : "CPU"; }

@@ -5,7 +5,12 @@
 #include <memory>
 #include <string>
 
-#include "unsupported/Eigen/CXX11/Tensor"
+// Declared as Eigen declares them; kernels that use the device include Eigen's Tensor module
+// (tensor_eigen.h), the rest of the server need not.
+namespace Eigen {
+class ThreadPoolInterface;
+struct ThreadPoolDevice;
+}  // namespace Eigen
 
 namespace tensord {
 
@@ -39,7 +44,7 @@ class CpuDevice {
 
  private:
   int num_threads_;
-  std::unique_ptr<Eigen::ThreadPool> pool_;
+  std::unique_ptr<Eigen::ThreadPoolInterface> pool_;
   std::unique_ptr<Eigen::ThreadPoolDevice> eigen_device_;
 };
 

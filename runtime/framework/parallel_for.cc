@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "absl/synchronization/notification.h"
+#include "runtime/framework/tensor_eigen.h"
 
 namespace tensord {
 namespace {

@@ -7,6 +7,7 @@
 #include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
 #include "runtime/framework/device.h"
+#include "runtime/framework/tensor_eigen.h"
 
 namespace tensord {
 namespace {

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "runtime/framework/dispatch_numeric.h"
 #include "runtime/framework/host_allocator.h"
 #include "runtime/framework/resource.h"
 #include "runtime/framework/variant.h"

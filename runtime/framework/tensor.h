@@ -15,7 +15,7 @@
 #include <memory>
 #include <string>
 
-#include "unsupported/Eigen/CXX11/Tensor"
+#include "absl/status/statusor.h"
 #include "runtime/framework/tensor_shape.h"
 #include "runtime/framework/types.h"
 
@@ -42,18 +42,11 @@ class TensorBuffer {
   size_t size_;
 };
 
-// Eigen views of tensor data (row-major, unaligned because slices may start anywhere).
+// Eigen views of tensor data, defined with Tensor's view accessors in tensor_eigen.h: only code
+// that computes on elements through Eigen includes it, so the rest of the server does not
+// compile Eigen's Tensor headers (several seconds per file).
 template <typename T, int NDIMS = 1>
-struct TTypes {
-  using Tensor = Eigen::TensorMap<Eigen::Tensor<T, NDIMS, Eigen::RowMajor, Eigen::DenseIndex>>;
-  using ConstTensor =
-      Eigen::TensorMap<Eigen::Tensor<const T, NDIMS, Eigen::RowMajor, Eigen::DenseIndex>>;
-  using Flat = Eigen::TensorMap<Eigen::Tensor<T, 1, Eigen::RowMajor, Eigen::DenseIndex>>;
-  using ConstFlat = Eigen::TensorMap<Eigen::Tensor<const T, 1, Eigen::RowMajor, Eigen::DenseIndex>>;
-  using Matrix = Eigen::TensorMap<Eigen::Tensor<T, 2, Eigen::RowMajor, Eigen::DenseIndex>>;
-  using ConstMatrix =
-      Eigen::TensorMap<Eigen::Tensor<const T, 2, Eigen::RowMajor, Eigen::DenseIndex>>;
-};
+struct TTypes;
 
 class Tensor {
  public:
@@ -91,24 +84,14 @@ class Tensor {
     return static_cast<T*>(raw_data());
   }
 
+  // Eigen views (tensor_eigen.h).
   template <typename T>
-  typename TTypes<T>::Flat flat() const {
-    return typename TTypes<T>::Flat(data<T>(), NumElements());
-  }
+  typename TTypes<T>::Flat flat() const;
   template <typename T, int NDIMS>
-  typename TTypes<T, NDIMS>::Tensor tensor() const {
-    Eigen::DSizes<Eigen::DenseIndex, NDIMS> dims;
-    for (int i = 0; i < NDIMS; ++i) dims[i] = shape_.dim_size(i);
-    return typename TTypes<T, NDIMS>::Tensor(data<T>(), dims);
-  }
+  typename TTypes<T, NDIMS>::Tensor tensor() const;
   // Views the tensor as [dim0 * ... * dim(k-1), rest] for k = split_dim.
   template <typename T>
-  typename TTypes<T>::Matrix matrix_split_at(int split_dim) const {
-    int64_t outer = 1;
-    for (int i = 0; i < split_dim; ++i) outer *= shape_.dim_size(i);
-    int64_t inner = outer == 0 ? 0 : NumElements() / outer;
-    return typename TTypes<T>::Matrix(data<T>(), outer, inner);
-  }
+  typename TTypes<T>::Matrix matrix_split_at(int split_dim) const;
   template <typename T>
   T& scalar() const {
     return *data<T>();

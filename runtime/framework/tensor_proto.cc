@@ -6,6 +6,7 @@
 #include <cstring>
 #include <string>
 
+#include "Eigen/Core"
 #include "absl/strings/str_cat.h"
 #include "runtime/util/status_macros.h"
 

@@ -5,6 +5,8 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "runtime/framework/dispatch_numeric.h"
+#include "runtime/framework/tensor_eigen.h"
 #include "runtime/framework/tensor_proto.h"
 
 namespace tensord {

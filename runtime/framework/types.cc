@@ -1,3 +1,4 @@
+#include "runtime/framework/dispatch_numeric.h"
 #include "runtime/framework/types.h"
 
 namespace tensord {

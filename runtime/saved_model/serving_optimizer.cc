@@ -8,6 +8,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/framework/kernel_registry.h"
+#include "runtime/framework/tensor_eigen.h"
 #include "runtime/framework/tensor_proto.h"
 #include "runtime/graph/function_inliner.h"
 #include "runtime/graph/tensor_name.h"

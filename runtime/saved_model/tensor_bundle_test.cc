@@ -8,6 +8,7 @@
 #include <sstream>
 #include <thread>
 
+#include "Eigen/Core"
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "runtime/framework/dispatch_numeric.h"
 
 namespace tensord {
 namespace {
