@@ -296,35 +296,15 @@ class Parser {
   }
 
   bool ParseNumber(Value* out) {
-    size_t start = pos_;
-    auto digits = [&]() {
-      size_t n = 0;
-      while (!AtEnd() && Peek() >= '0' && Peek() <= '9') ++pos_, ++n;
-      return n;
-    };
-    if (Peek() == '-') {
-      ++pos_;
-      if (options_.allow_nan_inf && Consume("Infinity")) {
-        *out = Value::NumberText("-Infinity");
-        return true;
-      }
+    if (options_.allow_nan_inf && Consume("-Infinity")) {
+      *out = Value::NumberText("-Infinity");
+      return true;
     }
-    if (Peek() == '0') {
-      ++pos_;
-      if (Peek() >= '0' && Peek() <= '9') return Fail("leading zeros are not allowed in numbers");
-    } else if (digits() == 0) {
-      return Fail("invalid number");
-    }
-    if (Peek() == '.') {
-      ++pos_;
-      if (digits() == 0) return Fail("invalid number: expected digits after '.'");
-    }
-    if (Peek() == 'e' || Peek() == 'E') {
-      ++pos_;
-      if (Peek() == '+' || Peek() == '-') ++pos_;
-      if (digits() == 0) return Fail("invalid number: expected digits in the exponent");
-    }
-    *out = Value::NumberText(std::string(text_.substr(start, pos_ - start)));
+    const NumberScan scan = ScanNumber(text_.substr(pos_));
+    const size_t start = pos_;
+    pos_ += scan.length;
+    if (scan.error != nullptr) return Fail(scan.error);
+    *out = Value::NumberText(std::string(text_.substr(start, scan.length)));
     return true;
   }
 
@@ -576,6 +556,40 @@ std::string Write(const Value& value, int indent) {
   std::string out;
   WriteValue(value, indent, 0, &out);
   return out;
+}
+
+NumberScan ScanNumber(std::string_view text) {
+  size_t i = 0;
+  auto digits = [&] {
+    const size_t start = i;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+    return i - start;
+  };
+  auto fail = [&](const char* error) { return NumberScan{i, error}; };
+  if (i < text.size() && text[i] == '-') ++i;
+  if (i < text.size() && text[i] == '0') {
+    ++i;
+    if (i < text.size() && text[i] >= '0' && text[i] <= '9') {
+      return fail("leading zeros are not allowed in numbers");
+    }
+  } else if (digits() == 0) {
+    return fail("invalid number");
+  }
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    if (digits() == 0) return fail("invalid number: expected digits after '.'");
+  }
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+    if (digits() == 0) return fail("invalid number: expected digits in the exponent");
+  }
+  return NumberScan{i, nullptr};
+}
+
+bool IsNumber(std::string_view token) {
+  const NumberScan scan = ScanNumber(token);
+  return scan.error == nullptr && scan.length == token.size();
 }
 
 bool IsValidUtf8(std::string_view s) {

@@ -103,6 +103,19 @@ void AppendQuoted(std::string_view s, std::string* out);
 
 bool IsValidUtf8(std::string_view s);
 
+// RFC 8259's number grammar, read from the start of `text` (no NaN or Infinity): the one
+// definition the parser and the REST readers share.
+struct NumberScan {
+  // Bytes of the number; on an error, the offset of the byte at fault.
+  size_t length = 0;
+  // Null for a number, else what is wrong ("leading zeros are not allowed in numbers", ...).
+  const char* error = nullptr;
+};
+NumberScan ScanNumber(std::string_view text);
+
+// Whether all of `token` is one JSON number.
+bool IsNumber(std::string_view token);
+
 // Appends the text Value::Float / Value::Double hold, for writers that make no Value.
 void AppendFloat(float v, std::string* out);
 void AppendDouble(double v, std::string* out);

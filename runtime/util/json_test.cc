@@ -92,6 +92,22 @@ TEST(JsonTest, SyntaxErrorsNameLineAndColumn) {
   EXPECT_NE(ParseError("'a'").find("unexpected character"), std::string::npos);
 }
 
+TEST(JsonTest, NumberGrammar) {
+  for (const char* number : {"0", "-0", "7", "-12", "0.5", "10.25", "1e5", "1E+05", "-2.5e-3"}) {
+    EXPECT_TRUE(IsNumber(number)) << number;
+  }
+  for (const char* other :
+       {"", "-", "01", "-01", "1.", ".5", "1e", "1e+", "+1", "inf", "NaN", "1 ", "0x10", "1.e5"}) {
+    EXPECT_FALSE(IsNumber(other)) << other;
+  }
+  // A prefix is read up to the first byte that cannot continue the number.
+  EXPECT_EQ(ScanNumber("12.5]").length, 4u);
+  EXPECT_EQ(ScanNumber("12.5]").error, nullptr);
+  const NumberScan bad = ScanNumber("3.x");
+  EXPECT_EQ(bad.length, 2u);
+  EXPECT_STREQ(bad.error, "invalid number: expected digits after '.'");
+}
+
 TEST(JsonTest, DepthLimit) {
   ParseOptions options;
   options.max_depth = 3;

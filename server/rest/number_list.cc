@@ -5,29 +5,14 @@
 #include <system_error>
 #include <type_traits>
 
+#include "runtime/util/json.h"
+
 namespace tensord {
 namespace {
 
 namespace tf = ::tensorflow;
 
 bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-
-// Whether the token [begin, end) that std::from_chars read is a JSON number (RFC 8259):
-// from_chars also takes "inf", "nan", ".5", "01" and "1.", which JSON does not. What it left
-// unread of an exponent ("1e", "1e+") is seen by the caller as text after the number.
-bool IsJsonNumber(const char* begin, const char* end) {
-  const char* p = begin + (*begin == '-');
-  if (p == end || !IsDigit(*p)) return false;
-  if (*p == '0') {
-    ++p;
-    if (p < end && IsDigit(*p)) return false;
-  } else {
-    do ++p;
-    while (p < end && IsDigit(*p));
-  }
-  return p == end || *p != '.' || (p + 1 < end && IsDigit(p[1]));
-}
 
 // Reads the number at the start of [begin, end) as T, as the general reader converts it, and
 // sets *token_end after it: floats through the correctly rounded double (out of double range,
@@ -51,7 +36,9 @@ bool Convert(const char* begin, const char* end, T* value, const char** token_en
     *value = static_cast<T>(i);
   }
   *token_end = r.ptr;
-  return IsJsonNumber(begin, r.ptr);
+  // from_chars also takes "inf", "nan", ".5", "01" and "1.", which JSON does not. What it left
+  // unread of an exponent ("1e", "1e+") is seen by the caller as text after the number.
+  return json::IsNumber(std::string_view(begin, r.ptr - begin));
 }
 
 template <typename T>

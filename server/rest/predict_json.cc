@@ -55,33 +55,6 @@ bool IsNonFiniteLiteral(std::string_view token) {
   return token == "NaN" || token == "Infinity" || token == "-Infinity";
 }
 
-// RFC 8259's number grammar: for the few numbers simdjson will not convert (1e400), whose
-// value then comes from strtod, as it did before simdjson.
-bool IsJsonNumber(std::string_view t) {
-  size_t i = 0;
-  auto digits = [&] {
-    size_t start = i;
-    while (i < t.size() && t[i] >= '0' && t[i] <= '9') ++i;
-    return i - start;
-  };
-  if (i < t.size() && t[i] == '-') ++i;
-  if (i < t.size() && t[i] == '0') {
-    ++i;
-  } else if (digits() == 0) {
-    return false;
-  }
-  if (i < t.size() && t[i] == '.') {
-    ++i;
-    if (digits() == 0) return false;
-  }
-  if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
-    ++i;
-    if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
-    if (digits() == 0) return false;
-  }
-  return i == t.size();
-}
-
 bool IsPlainInteger(std::string_view t) {
   size_t i = !t.empty() && t[0] == '-' ? 1 : 0;
   if (i == t.size()) return false;
@@ -293,7 +266,7 @@ absl::Status Reader::NumberOf(od::value& v, double* d, std::string_view* token) 
     *d = std::numeric_limits<double>::quiet_NaN();
   } else if (*token == "Infinity" || *token == "-Infinity") {
     *d = (*token)[0] == '-' ? -HUGE_VAL : HUGE_VAL;
-  } else if (IsJsonNumber(*token)) {
+  } else if (json::IsNumber(*token)) {
     *d = std::strtod(std::string(*token).c_str(), nullptr);  // out of double range: ±inf, 0
   } else {
     return JsonError(code == simdjson::INCORRECT_TYPE ? simdjson::NUMBER_ERROR : code);
@@ -383,7 +356,7 @@ absl::Status Reader::ValidateDocument() {
       if (e != simdjson::SUCCESS) {
         std::string_view token;
         if (doc_.raw_json_token().get(token) == simdjson::SUCCESS &&
-            IsJsonNumber(TrimRight(token))) {
+            json::IsNumber(TrimRight(token))) {
           e = simdjson::SUCCESS;
         }
       }
