@@ -493,7 +493,10 @@ int Run(int argc, char** argv) {
     std::_Exit(0);
   }).detach();
   server.Drain();
-  return 0;
+  // A load still in progress (a version that arrived during shutdown) is not waited for, as
+  // ~Server would: nothing it produces is needed, and it only reads the model's files.
+  std::fflush(nullptr);
+  std::_Exit(0);
 }
 
 }  // namespace

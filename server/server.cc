@@ -96,7 +96,11 @@ Server::Server(ServerOptions options) : options_(std::move(options)) {
   admission_ = std::make_unique<Admission>(options_.admission);
 }
 
-Server::~Server() { Drain(); }
+Server::~Server() {
+  Drain();
+  // Drain only told it to stop: a config reload may still be finishing a load.
+  if (config_thread_.joinable()) config_thread_.join();
+}
 
 int Server::rest_port() const { return rest_ != nullptr ? rest_->port() : 0; }
 
@@ -255,7 +259,6 @@ void Server::Drain() {
     stop_config_poll_ = true;
   }
   config_cv_.notify_all();
-  if (config_thread_.joinable()) config_thread_.join();
   // gRPC and REST drain side by side; gRPC cancels what is left at the deadline.
   std::thread rest_stop([this]() {
     if (rest_ != nullptr) rest_->Stop();
@@ -263,6 +266,7 @@ void Server::Drain() {
   grpc_server_->Shutdown(absl::ToChronoTime(start + options_.drain_timeout));
   grpc_server_->Wait();
   rest_stop.join();
+  // Loads in progress (a version that arrived, a config reload) are not waited for here.
   manager_->StopPolling();
   LogEvent(LogLevel::kInfo, "stopped",
            {{"drain_ms", absl::StrCat(absl::ToInt64Milliseconds(absl::Now() - start))}});

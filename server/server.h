@@ -119,7 +119,8 @@ class Server {
   absl::Status Start();
 
   // Readiness goes false (health NOT_SERVING), new calls are refused, in-flight ones finish
-  // within drain_timeout; then everything stops. Idempotent.
+  // within drain_timeout; then everything stops, except that loads in progress (a new version,
+  // a config reload) are not waited for: the destructor waits for them. Idempotent.
   void Drain();
 
   int grpc_port() const { return grpc_port_; }

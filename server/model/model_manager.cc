@@ -103,6 +103,7 @@ ModelManager::~ModelManager() {
     destroying_ = true;
   }
   StopPolling();
+  if (poll_thread_.joinable()) poll_thread_.join();
   // Retry threads see destroying_ at their next wait; none can be added any more.
   for (RetryThread& retry : retries_) retry.thread.join();
 }
@@ -459,6 +460,7 @@ void ModelManager::Poll() {
 void ModelManager::StartPolling(int period_seconds) {
   if (period_seconds <= 0) return;
   StopPolling();
+  if (poll_thread_.joinable()) poll_thread_.join();
   {
     std::lock_guard<std::mutex> lock(poll_mu_);
     stop_polling_ = false;
@@ -480,7 +482,6 @@ void ModelManager::StopPolling() {
     stop_polling_ = true;
   }
   poll_cv_.notify_all();
-  if (poll_thread_.joinable()) poll_thread_.join();
 }
 
 absl::StatusOr<ServableHandle> ModelManager::GetServableByLabel(const std::string& name,

@@ -133,6 +133,8 @@ class ModelManager {
   // Calls Poll() every `period_seconds` on a background thread until StopPolling() (or the
   // destructor). period_seconds <= 0 starts nothing.
   void StartPolling(int period_seconds);
+  // No poll starts after this returns. It returns at once: a pass already under way (a load,
+  // possibly a long warmup) finishes in the background, and the destructor waits for it.
   void StopPolling();
 
   // The current configuration, in name order.

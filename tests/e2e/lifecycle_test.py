@@ -9,6 +9,7 @@ written with TensorFlow's own TFRecordWriter and TF Serving's PredictionLog.
 import json
 import os
 import shutil
+import signal
 import subprocess
 import threading
 import time
@@ -276,6 +277,29 @@ def _snapshot(root):
             with open(path, "rb") as f:
                 files[os.path.relpath(path, root)] = f.read()
     return files
+
+
+def test_sigterm_during_a_later_load_does_not_wait_for_it(servers, tmp_path):
+    """Regression: a version that began loading after startup held SIGTERM's shutdown until its
+    load ended, or until the watchdog at the drain timeout + 3 s. A load in progress is now left
+    behind: the daemon exits once its requests are drained."""
+    base = _copy_mlp(tmp_path, "mlp")
+    server = servers(["--model_name=mlp", "--model_base_path=" + base,
+                      "--file_system_poll_wait_seconds=1", "--drain_timeout_seconds=10",
+                      "--num_request_iterations_for_warmup=1000000"])
+    server.predict.Predict(_predict_request("mlp"), timeout=30)
+    staged = os.path.join(str(tmp_path), "staged")
+    shutil.copytree(os.path.join(base, "1"), staged)
+    _write_warmup(staged, [64])  # replayed a million times, it outlasts the test
+    os.rename(staged, os.path.join(base, "2"))
+    assert _wait_for(lambda: server.log().count("loading model version") == 2), server.log()
+    time.sleep(0.5)
+    start = time.time()
+    server.proc.send_signal(signal.SIGTERM)
+    assert server.proc.wait(timeout=30) == 0
+    assert time.time() - start < 5, "waited for the load (the watchdog exits at 13 s)"
+    log = server.log()
+    assert "stopped" in log and "shutdown took too long" not in log, log
 
 
 def test_kill_9_during_a_load_leaves_nothing_to_clean_up(servers, tmp_path):
