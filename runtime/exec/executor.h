@@ -35,7 +35,8 @@ struct ExecutionEnv {
   CpuDevice* cpu = nullptr;
   // Device types nodes may be placed on, in preference order.
   std::vector<DeviceType> devices = {DeviceType::kCpu};
-  Eigen::ThreadPoolInterface* inter_op_pool = nullptr;  // null: run everything on the caller's thread
+  // Runs independent nodes side by side; null runs everything on the caller's thread.
+  Eigen::ThreadPoolInterface* inter_op_pool = nullptr;
 };
 
 class ExecutionPlan {

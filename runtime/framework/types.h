@@ -2,8 +2,8 @@
 // wire enum tensorflow::DataType (protos/tensorflow/types.proto).
 //
 // Element types: float, double, Eigen::half, Eigen::bfloat16, every integer width, bool,
-// std::string (DT_STRING), ResourceHandle (DT_RESOURCE) and Variant (DT_VARIANT). Reference dtypes (DT_FLOAT_REF, ...)
-// only describe graph edges; tensors never carry them (see BaseType).
+// std::string (DT_STRING), ResourceHandle (DT_RESOURCE) and Variant (DT_VARIANT). Reference
+// dtypes (DT_FLOAT_REF, ...) only describe graph edges; tensors never carry them (see BaseType).
 #ifndef TENSORD_RUNTIME_FRAMEWORK_TYPES_H_
 #define TENSORD_RUNTIME_FRAMEWORK_TYPES_H_
 
