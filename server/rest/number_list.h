@@ -4,13 +4,15 @@
 // Reading such a list value by value through simdjson's On-Demand API costs about three times
 // the number conversion itself; this scanner walks the characters once and converts each token
 // with std::from_chars, which rounds correctly, as simdjson does, so the values are the same
-// bits. It accepts only what it can read exactly as the general reader (predict_json.cc) would:
-// anything else (strings, objects, literals, NaN, empty or ragged lists, a number out of range
-// for the dtype, a limit reached, nesting at the limit, malformed text) makes it decline, leaving
-// the caller's state as it was, and the general reader then gives the same result or TF
-// Serving's error.
+// bits. A long list is read by two threads, each converting half of the text, since the
+// conversion is most of a large REST request's cost. It accepts only what it can read exactly
+// as the general reader (predict_json.cc) would: anything else (strings, objects, literals,
+// NaN, empty or ragged lists, a number out of range for the dtype, a limit reached, nesting at
+// the limit, malformed text) makes it decline, leaving the caller's state as it was, and the
+// general reader then gives the same result or TF Serving's error.
 //
-// Thread safety: a pure function.
+// Thread safety: a pure function; it may start one thread of its own and joins it before it
+// returns.
 #ifndef TENSORD_SERVER_REST_NUMBER_LIST_H_
 #define TENSORD_SERVER_REST_NUMBER_LIST_H_
 
@@ -24,21 +26,25 @@
 
 namespace tensord {
 
-struct NumberListLimits {
+struct NumberListOptions {
   int max_nesting = 0;       // lists may nest at most this deep (the outermost counts as 1)
   int64_t max_elements = 0;  // at most this many values may be added
   int64_t max_bytes = 0;     // at most this many bytes may be added
+  // When `text` has at least this many characters, a second thread converts the numbers of its
+  // second half while the caller's thread reads the first. 0: never.
+  size_t parallel_min_chars = 0;
 };
 
 // `text` starts at a '[' and runs to the end of the body. If the list there is a rectangular
-// nested list of JSON numbers, none of them empty, within `limits`, whose every value converts
-// to `dtype` as the general reader converts it (float: the double rounded to float), appends
-// the values in row-major order to *out, sets *dims to the list's shape and *length to the
-// list's size in characters, and returns true. Otherwise returns false with *out, *dims and
+// nested list of JSON numbers, none of them empty, within `options`' limits, whose every value
+// converts to `dtype` as the general reader converts it (float: the double rounded to float),
+// appends the values in row-major order to *out, sets *dims to the list's shape and *length to
+// the list's size in characters, and returns true. Otherwise returns false with *out, *dims and
 // *length unchanged. Reads DT_FLOAT, DT_DOUBLE and the integer types of at most 64 bits but
-// DT_UINT64; declines every other dtype.
+// DT_UINT64; declines every other dtype. Values are converted before the list's structure is
+// judged: each thread converts at most the limits' number of values.
 bool ScanNumberList(std::string_view text, ::tensorflow::DataType dtype,
-                    const NumberListLimits& limits, std::string* out, std::vector<int64_t>* dims,
+                    const NumberListOptions& options, std::string* out, std::vector<int64_t>* dims,
                     size_t* length);
 
 }  // namespace tensord

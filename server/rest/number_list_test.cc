@@ -13,13 +13,23 @@ namespace {
 
 namespace tf = ::tensorflow;
 
-NumberListLimits Roomy() {
-  NumberListLimits limits;
-  limits.max_nesting = 64;
-  limits.max_elements = 1 << 20;
-  limits.max_bytes = 1 << 24;
-  return limits;
-}
+// Every test runs twice: read by one thread, and split between two at the text's middle.
+class NumberListTest : public ::testing::TestWithParam<size_t> {
+ protected:
+  NumberListOptions Roomy() const {
+    NumberListOptions options;
+    options.max_nesting = 64;
+    options.max_elements = 1 << 20;
+    options.max_bytes = 1 << 24;
+    options.parallel_min_chars = GetParam();
+    return options;
+  }
+};
+
+INSTANTIATE_TEST_SUITE_P(OneOrTwoThreads, NumberListTest, ::testing::Values(0, 1),
+                         [](const ::testing::TestParamInfo<size_t>& info) {
+                           return info.param ? std::string("TwoThreads") : "OneThread";
+                         });
 
 template <typename T>
 std::vector<T> Values(const std::string& bytes) {
@@ -35,16 +45,15 @@ struct Scanned {
   size_t length = 0;
 };
 
-Scanned Scan(const std::string& text, tf::DataType dtype,
-             const NumberListLimits& limits = Roomy()) {
+Scanned Scan(const std::string& text, tf::DataType dtype, const NumberListOptions& options) {
   Scanned s;
-  s.ok = ScanNumberList(text, dtype, limits, &s.bytes, &s.dims, &s.length);
+  s.ok = ScanNumberList(text, dtype, options, &s.bytes, &s.dims, &s.length);
   return s;
 }
 
-TEST(NumberListTest, ReadsARectangularListInRowMajorOrder) {
+TEST_P(NumberListTest, ReadsARectangularListInRowMajorOrder) {
   const std::string text = "[ [[1, 2.5 ,-3]\n,[4e2,\t5E-1, 0]] ,[[-0,7,8],[9,10,11]]]";
-  const Scanned s = Scan(text + ", \"rest\"]", tf::DT_FLOAT);
+  const Scanned s = Scan(text + ", \"rest\"]", tf::DT_FLOAT, Roomy());
   ASSERT_TRUE(s.ok);
   EXPECT_EQ(s.dims, (std::vector<int64_t>{2, 2, 3}));
   EXPECT_EQ(s.length, text.size());
@@ -53,7 +62,7 @@ TEST(NumberListTest, ReadsARectangularListInRowMajorOrder) {
   EXPECT_TRUE(std::signbit(v[6]));  // -0 stays negative, as simdjson reads it
 }
 
-TEST(NumberListTest, FloatsAreTheCorrectlyRoundedDoubleRoundedToFloat) {
+TEST_P(NumberListTest, FloatsAreTheCorrectlyRoundedDoubleRoundedToFloat) {
   // Random 17-digit decimals, as Python writes float32 pixels, and extreme exponents.
   std::mt19937_64 rng(7);
   std::uniform_real_distribution<double> unit(-1, 1);
@@ -68,8 +77,8 @@ TEST(NumberListTest, FloatsAreTheCorrectlyRoundedDoubleRoundedToFloat) {
     text += (i ? "," : "") + tokens.back();
   }
   text += "]";
-  const Scanned f = Scan(text, tf::DT_FLOAT);
-  const Scanned d = Scan(text, tf::DT_DOUBLE);
+  const Scanned f = Scan(text, tf::DT_FLOAT, Roomy());
+  const Scanned d = Scan(text, tf::DT_DOUBLE, Roomy());
   ASSERT_TRUE(f.ok);
   ASSERT_TRUE(d.ok);
   const std::vector<float> floats = Values<float>(f.bytes);
@@ -82,29 +91,29 @@ TEST(NumberListTest, FloatsAreTheCorrectlyRoundedDoubleRoundedToFloat) {
   }
 }
 
-TEST(NumberListTest, ReadsEachIntegerTypeWithinItsRange) {
-  const Scanned u8 = Scan("[0, 255]", tf::DT_UINT8);
+TEST_P(NumberListTest, ReadsEachIntegerTypeWithinItsRange) {
+  const Scanned u8 = Scan("[0, 255]", tf::DT_UINT8, Roomy());
   ASSERT_TRUE(u8.ok);
   EXPECT_EQ(Values<uint8_t>(u8.bytes), (std::vector<uint8_t>{0, 255}));
-  const Scanned i64 = Scan("[-9223372036854775808, 9223372036854775807]", tf::DT_INT64);
+  const Scanned i64 = Scan("[-9223372036854775808, 9223372036854775807]", tf::DT_INT64, Roomy());
   ASSERT_TRUE(i64.ok);
   EXPECT_EQ(Values<int64_t>(i64.bytes),
             (std::vector<int64_t>{std::numeric_limits<int64_t>::min(),
                                   std::numeric_limits<int64_t>::max()}));
-  const Scanned i16 = Scan("[[-32768],[32767]]", tf::DT_INT16);
+  const Scanned i16 = Scan("[[-32768],[32767]]", tf::DT_INT16, Roomy());
   ASSERT_TRUE(i16.ok);
   EXPECT_EQ(i16.dims, (std::vector<int64_t>{2, 1}));
   EXPECT_EQ(Values<int16_t>(i16.bytes), (std::vector<int16_t>{-32768, 32767}));
   // Out of range, or not a plain integer: the general reader's conversion or error.
-  EXPECT_FALSE(Scan("[256]", tf::DT_UINT8).ok);
-  EXPECT_FALSE(Scan("[-1]", tf::DT_UINT32).ok);
-  EXPECT_FALSE(Scan("[2147483648]", tf::DT_INT32).ok);
-  EXPECT_FALSE(Scan("[9223372036854775808]", tf::DT_INT64).ok);
-  EXPECT_FALSE(Scan("[2.0]", tf::DT_INT32).ok);
-  EXPECT_FALSE(Scan("[1e3]", tf::DT_INT64).ok);
+  EXPECT_FALSE(Scan("[256]", tf::DT_UINT8, Roomy()).ok);
+  EXPECT_FALSE(Scan("[-1]", tf::DT_UINT32, Roomy()).ok);
+  EXPECT_FALSE(Scan("[2147483648]", tf::DT_INT32, Roomy()).ok);
+  EXPECT_FALSE(Scan("[9223372036854775808]", tf::DT_INT64, Roomy()).ok);
+  EXPECT_FALSE(Scan("[2.0]", tf::DT_INT32, Roomy()).ok);
+  EXPECT_FALSE(Scan("[1e3]", tf::DT_INT64, Roomy()).ok);
 }
 
-TEST(NumberListTest, DeclinesWhatTheGeneralReaderMustJudge) {
+TEST_P(NumberListTest, DeclinesWhatTheGeneralReaderMustJudge) {
   for (const char* text : {
            "[]",          "[[]]",        "[[1],[]]",
            "[[1],[2,3]]", "[[1,2],[3]]", "[1,[2]]",
@@ -128,12 +137,12 @@ TEST(NumberListTest, DeclinesWhatTheGeneralReaderMustJudge) {
     EXPECT_EQ(length, 99u) << text;
   }
   for (tf::DataType dtype : {tf::DT_UINT64, tf::DT_BOOL, tf::DT_STRING, tf::DT_HALF}) {
-    EXPECT_FALSE(Scan("[1]", dtype).ok) << tf::DataType_Name(dtype);
+    EXPECT_FALSE(Scan("[1]", dtype, Roomy()).ok) << tf::DataType_Name(dtype);
   }
 }
 
-TEST(NumberListTest, DeclinesAtTheLimitsAndKeepsWhatWasThere) {
-  NumberListLimits limits = Roomy();
+TEST_P(NumberListTest, DeclinesAtTheLimitsAndKeepsWhatWasThere) {
+  NumberListOptions limits = Roomy();
   limits.max_elements = 4;
   EXPECT_TRUE(Scan("[[1,2],[3,4]]", tf::DT_FLOAT, limits).ok);
   EXPECT_FALSE(Scan("[[1,2],[3,4],[5,6]]", tf::DT_FLOAT, limits).ok);
@@ -157,7 +166,7 @@ TEST(NumberListTest, DeclinesAtTheLimitsAndKeepsWhatWasThere) {
   EXPECT_EQ(out, "kept");
 }
 
-TEST(NumberListTest, AppendsAfterExistingBytes) {
+TEST_P(NumberListTest, AppendsAfterExistingBytes) {
   std::string out = "ab";
   std::vector<int64_t> dims;
   size_t length = 0;
@@ -165,6 +174,35 @@ TEST(NumberListTest, AppendsAfterExistingBytes) {
   EXPECT_EQ(out, std::string("ab\x07", 3));
   EXPECT_EQ(dims, std::vector<int64_t>{1});
   EXPECT_EQ(length, 3u);
+}
+
+// The second thread starts after the first ',' past the text's middle, so what follows the list
+// moves the split: each length of it puts the split at another place in the list, or past its
+// end, among numbers the list does not hold.
+TEST(NumberListSplitTest, EverySplitGivesWhatOneThreadReads) {
+  NumberListOptions one;
+  one.max_nesting = 64;
+  one.max_elements = 1 << 20;
+  one.max_bytes = 1 << 24;
+  NumberListOptions two = one;
+  two.parallel_min_chars = 1;
+  int accepted = 0;
+  for (const std::string list :
+       {"[[1, 2.5],[-3,4e1]]", "[[[1],[2]],[[3],[4]], [[5] ,[6]]]", "[1,2,3,4,5,6,7]",
+        "[[1,2],[3]]", "[[1,2],[3,x]]", "[[1,2],[3,4],[5,6]]]", "[[1,2],[[3],4]]"}) {
+    for (size_t extra = 0; extra <= 2 * list.size(); ++extra) {
+      const std::string text = list + ", [9, 9, 9], \"" + std::string(extra, ',') + "\"]";
+      const Scanned a = Scan(text, tf::DT_FLOAT, one);
+      const Scanned b = Scan(text, tf::DT_FLOAT, two);
+      ASSERT_EQ(a.ok, b.ok) << text;
+      EXPECT_EQ(a.bytes, b.bytes) << text;
+      EXPECT_EQ(a.dims, b.dims) << text;
+      EXPECT_EQ(a.length, b.length) << text;
+      accepted += a.ok;
+    }
+  }
+  // The first three lists and the sixth (a list followed by ']') are read at every split.
+  EXPECT_EQ(accepted, 39 + 67 + 31 + 41);
 }
 
 }  // namespace

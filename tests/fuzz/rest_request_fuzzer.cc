@@ -93,14 +93,16 @@ void CheckNumberList(const std::string& body, uint8_t choice) {
       ::tensorflow::DT_FLOAT, ::tensorflow::DT_DOUBLE, ::tensorflow::DT_INT32,
       ::tensorflow::DT_UINT8, ::tensorflow::DT_INT64};
   const ::tensorflow::DataType dtype = kTypes[choice % 5];
-  tensord::NumberListLimits limits;
-  limits.max_nesting = 64;
-  limits.max_elements = 1 << 20;
-  limits.max_bytes = 8 << 20;
+  tensord::NumberListOptions options;
+  options.max_nesting = 64;
+  options.max_elements = 1 << 20;
+  options.max_bytes = 8 << 20;
+  // Half of the inputs split between two threads at their middle.
+  options.parallel_min_chars = (choice / 5) % 2 ? 1 : 0;
   std::string bytes;
   std::vector<int64_t> dims;
   size_t length = 0;
-  if (!tensord::ScanNumberList(body, dtype, limits, &bytes, &dims, &length)) return;
+  if (!tensord::ScanNumberList(body, dtype, options, &bytes, &dims, &length)) return;
   FUZZ_CHECK(length <= body.size());
   absl::StatusOr<tensord::json::Value> tree =
       tensord::json::Parse(std::string_view(body).substr(0, length));
