@@ -70,13 +70,14 @@ FUZZ_TARGETS := tensor_proto_fuzzer rest_request_fuzzer example_fuzzer saved_mod
 FUZZ_BAZEL := $(BAZEL) --output_base=$(HOME)/.cache/tensord-fuzz/$(shell echo "$(CURDIR)" | md5sum | cut -c1-12) --max_idle_secs=600
 
 # What runs under ThreadSanitizer: batching's scheduler and queues, whose threads meet on
-# std::mutex. Left out: the executor and the model manager, which synchronise through
+# std::mutex, and the REST number-list reader's two threads. Left out: the executor and the model manager, which synchronise through
 # absl::Mutex and absl::Notification from Debian's uninstrumented Abseil, invisible to TSan (it
 # reports races on data those locks guard); the servers (gRPC, also uninstrumented); and the
 # batching runner and health tests, which load a real model and so need every kernel built
 # under TSan, a build CI's 90 minutes on 2 cores cannot also fit.
 TSAN_TESTS := //server/batching:batch_queue_test //server/batching:batch_scheduler_test \
-	//server/batching:batch_merge_test //server/batching:batching_options_test
+	//server/batching:batch_merge_test //server/batching:batching_options_test \
+	//server/rest:number_list_test
 
 all: build
 

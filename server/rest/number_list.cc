@@ -180,24 +180,76 @@ bool Structure(std::string_view events, int max_nesting, std::vector<int64_t>* s
   }
 }
 
+int64_t MaxValues(const NumberListOptions& options, size_t value_size) {
+  return std::min<int64_t>(options.max_elements,
+                           options.max_bytes / static_cast<int64_t>(value_size));
+}
+
+}  // namespace
+
+struct NumberListLookahead::Converted : Tokens<double> {};
+
+NumberListLookahead::NumberListLookahead(std::string_view body, size_t from,
+                                         const NumberListOptions& options)
+    : body_(body), split_(body.size()), converted_(std::make_unique<Converted>()) {
+  const size_t comma = body.find(',', from);
+  if (comma == std::string_view::npos || comma + 1 >= body.size()) return;
+  try {
+    thread_ = std::thread([this, start = comma + 1, options] {
+      Tokenize(body_, start, body_.size(), false, options.max_nesting,
+               MaxValues(options, sizeof(double)), &cancel_, converted_.get());
+    });
+    split_ = comma + 1;
+  } catch (const std::system_error&) {
+    // No thread to be had: the scans read every stretch themselves.
+  }
+}
+
+NumberListLookahead::~NumberListLookahead() {
+  cancel_.store(true, std::memory_order_relaxed);
+  if (thread_.joinable()) thread_.join();
+}
+
+bool NumberListLookahead::Serves(std::string_view text) const {
+  return split_ < body_.size() && text.data() >= body_.data() &&
+         text.data() + text.size() == body_.data() + body_.size() &&
+         text.data() < body_.data() + split_;
+}
+
+size_t NumberListLookahead::SplitIn(std::string_view text) const {
+  return split_ - static_cast<size_t>(text.data() - body_.data());
+}
+
+const NumberListLookahead::Converted& NumberListLookahead::Finish() {
+  if (thread_.joinable()) {
+    thread_.join();
+    for (size_t& close : converted_->closes) close -= split_;
+  }
+  return *converted_;
+}
+
+namespace {
+
 template <typename T>
-bool Scan(std::string_view text, const NumberListOptions& options, std::string* out,
-          std::vector<int64_t>* dims, size_t* length) {
-  const int64_t max_values =
-      std::min<int64_t>(options.max_elements, options.max_bytes / static_cast<int64_t>(sizeof(T)));
+bool Scan(std::string_view text, const NumberListOptions& options, NumberListLookahead* lookahead,
+          std::string* out, std::vector<int64_t>* dims, size_t* length) {
   if (text.empty() || text[0] != '[') return false;
+  const int64_t max_values = MaxValues(options, sizeof(T));
   // The second half starts after a ',', so no token spans the two. Where that ',' is not inside
   // the list (the list is shorter than half the text), the first half ends at the list's close
   // and the second half's reading is cancelled and dropped.
-  size_t split = text.size();
-  if (options.parallel_min_chars > 0 && text.size() >= options.parallel_min_chars) {
+  // Floating-point lists can continue with what a lookahead converted (as doubles); other
+  // lists long enough get a helper thread of their own.
+  const bool ahead = std::is_floating_point_v<T> && lookahead != nullptr && lookahead->Serves(text);
+  size_t split = ahead ? lookahead->SplitIn(text) : text.size();
+  if (!ahead && options.parallel_min_chars > 0 && text.size() >= options.parallel_min_chars) {
     const size_t comma = text.find(',', text.size() / 2);
     if (comma != std::string_view::npos) split = comma + 1;
   }
   Tokens<T> head, tail;
   std::atomic<bool> cancel{false};
   std::thread helper;
-  if (split < text.size()) {
+  if (!ahead && split < text.size()) {
     try {
       helper = std::thread([&, split] {
         Tokenize(text, split, text.size(), false, options.max_nesting, max_values, &cancel, &tail);
@@ -208,12 +260,17 @@ bool Scan(std::string_view text, const NumberListOptions& options, std::string* 
   }
   Tokenize(text, 0, split, true, options.max_nesting, max_values, nullptr, &head);
   // The list continues into the second half only if the first was read to its end.
-  const bool continues = helper.joinable() && head.end == split;
+  const bool continues = (ahead || helper.joinable()) && head.end == split;
   if (helper.joinable()) {
     if (!continues) cancel.store(true, std::memory_order_relaxed);
     helper.join();
   }
-  if (continues) {
+  if (continues && ahead) {
+    const NumberListLookahead::Converted& read = lookahead->Finish();
+    for (double value : read.values) head.values.push_back(static_cast<T>(value));
+    head.events += read.events;
+    for (size_t close : read.closes) head.closes.push_back(split + close);
+  } else if (continues) {
     head.values.insert(head.values.end(), tail.values.begin(), tail.values.end());
     head.events += tail.events;
     head.closes.insert(head.closes.end(), tail.closes.begin(), tail.closes.end());
@@ -233,26 +290,27 @@ bool Scan(std::string_view text, const NumberListOptions& options, std::string* 
 }  // namespace
 
 bool ScanNumberList(std::string_view text, tf::DataType dtype, const NumberListOptions& options,
-                    std::string* out, std::vector<int64_t>* dims, size_t* length) {
+                    NumberListLookahead* lookahead, std::string* out, std::vector<int64_t>* dims,
+                    size_t* length) {
   switch (dtype) {
     case tf::DT_FLOAT:
-      return Scan<float>(text, options, out, dims, length);
+      return Scan<float>(text, options, lookahead, out, dims, length);
     case tf::DT_DOUBLE:
-      return Scan<double>(text, options, out, dims, length);
+      return Scan<double>(text, options, lookahead, out, dims, length);
     case tf::DT_INT8:
-      return Scan<int8_t>(text, options, out, dims, length);
+      return Scan<int8_t>(text, options, lookahead, out, dims, length);
     case tf::DT_UINT8:
-      return Scan<uint8_t>(text, options, out, dims, length);
+      return Scan<uint8_t>(text, options, lookahead, out, dims, length);
     case tf::DT_INT16:
-      return Scan<int16_t>(text, options, out, dims, length);
+      return Scan<int16_t>(text, options, lookahead, out, dims, length);
     case tf::DT_UINT16:
-      return Scan<uint16_t>(text, options, out, dims, length);
+      return Scan<uint16_t>(text, options, lookahead, out, dims, length);
     case tf::DT_INT32:
-      return Scan<int32_t>(text, options, out, dims, length);
+      return Scan<int32_t>(text, options, lookahead, out, dims, length);
     case tf::DT_UINT32:
-      return Scan<uint32_t>(text, options, out, dims, length);
+      return Scan<uint32_t>(text, options, lookahead, out, dims, length);
     case tf::DT_INT64:
-      return Scan<int64_t>(text, options, out, dims, length);
+      return Scan<int64_t>(text, options, lookahead, out, dims, length);
     default:
       return false;
   }

@@ -47,7 +47,7 @@ struct Scanned {
 
 Scanned Scan(const std::string& text, tf::DataType dtype, const NumberListOptions& options) {
   Scanned s;
-  s.ok = ScanNumberList(text, dtype, options, &s.bytes, &s.dims, &s.length);
+  s.ok = ScanNumberList(text, dtype, options, nullptr, &s.bytes, &s.dims, &s.length);
   return s;
 }
 
@@ -131,7 +131,8 @@ TEST_P(NumberListTest, DeclinesWhatTheGeneralReaderMustJudge) {
     std::string out = "kept";
     std::vector<int64_t> dims = {9};
     size_t length = 99;
-    EXPECT_FALSE(ScanNumberList(text, tf::DT_FLOAT, Roomy(), &out, &dims, &length)) << text;
+    EXPECT_FALSE(ScanNumberList(text, tf::DT_FLOAT, Roomy(), nullptr, &out, &dims, &length))
+        << text;
     EXPECT_EQ(out, "kept") << text;
     EXPECT_EQ(dims, std::vector<int64_t>{9}) << text;
     EXPECT_EQ(length, 99u) << text;
@@ -162,7 +163,7 @@ TEST_P(NumberListTest, DeclinesAtTheLimitsAndKeepsWhatWasThere) {
   std::string out = "kept";
   std::vector<int64_t> dims;
   size_t length = 0;
-  EXPECT_FALSE(ScanNumberList(text, tf::DT_INT32, Roomy(), &out, &dims, &length));
+  EXPECT_FALSE(ScanNumberList(text, tf::DT_INT32, Roomy(), nullptr, &out, &dims, &length));
   EXPECT_EQ(out, "kept");
 }
 
@@ -170,7 +171,7 @@ TEST_P(NumberListTest, AppendsAfterExistingBytes) {
   std::string out = "ab";
   std::vector<int64_t> dims;
   size_t length = 0;
-  ASSERT_TRUE(ScanNumberList("[7]", tf::DT_INT8, Roomy(), &out, &dims, &length));
+  ASSERT_TRUE(ScanNumberList("[7]", tf::DT_INT8, Roomy(), nullptr, &out, &dims, &length));
   EXPECT_EQ(out, std::string("ab\x07", 3));
   EXPECT_EQ(dims, std::vector<int64_t>{1});
   EXPECT_EQ(length, 3u);
@@ -203,6 +204,39 @@ TEST(NumberListSplitTest, EverySplitGivesWhatOneThreadReads) {
   }
   // The first three lists and the sixth (a list followed by ']') are read at every split.
   EXPECT_EQ(accepted, 39 + 67 + 31 + 41);
+}
+
+// A lookahead begun anywhere in a body (before, inside or after the list, inside the text that
+// follows it) changes nothing in what the scan of a list in that body reads; integer lists do
+// not use it.
+TEST(NumberListSplitTest, ALookaheadFromAnywhereGivesWhatOneThreadReads) {
+  NumberListOptions options;
+  options.max_nesting = 64;
+  options.max_elements = 1 << 20;
+  options.max_bytes = 1 << 24;
+  int served = 0;
+  for (const std::string list :
+       {"[[1, 2.5],[-3,4e1]]", "[[[1],[2]],[[3],[4]], [[5] ,[6]]]", "[[1,2],[3]]", "[[1,2],[3,x]]",
+        "[[1,2],[[3],4]]", "[[1,2],[3,4],[5,6]]]"}) {
+    const std::string body = "{\"a\": [0, 1], \"x\": " + list + ", \"y\": [9, 9, 9]}";
+    const std::string_view text = std::string_view(body).substr(body.find("\"x\": ") + 5);
+    for (tf::DataType dtype : {tf::DT_FLOAT, tf::DT_DOUBLE, tf::DT_INT32}) {
+      const Scanned want = Scan(std::string(text), dtype, options);
+      for (size_t from = 0; from <= body.size(); ++from) {
+        NumberListLookahead lookahead(body, from, options);
+        Scanned got;
+        got.ok =
+            ScanNumberList(text, dtype, options, &lookahead, &got.bytes, &got.dims, &got.length);
+        ASSERT_EQ(got.ok, want.ok) << body << " from " << from;
+        EXPECT_EQ(got.bytes, want.bytes) << body << " from " << from;
+        EXPECT_EQ(got.dims, want.dims) << body << " from " << from;
+        EXPECT_EQ(got.length, want.length) << body << " from " << from;
+        served += got.ok && lookahead.Serves(text) &&
+                  lookahead.SplitIn(text) < static_cast<size_t>(want.length);
+      }
+    }
+  }
+  EXPECT_GT(served, 0);  // some lists were finished from the lookahead's numbers
 }
 
 }  // namespace

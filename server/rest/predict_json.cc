@@ -1,5 +1,8 @@
 #include "server/rest/predict_json.h"
 
+#include <algorithm>
+#include <memory>
+
 #include <simdjson.h>
 
 #include <cmath>
@@ -67,6 +70,10 @@ bool IsPlainInteger(std::string_view t) {
 // Number lists from this size on (an image of 64x64x3 floats and up) are converted by two
 // threads: the conversion is then most of the request's time, and a thread costs ~50 us.
 constexpr size_t kParallelScanChars = size_t{1} << 18;
+// A body that large starts a lookahead at this percentage of its text: the parser's thread
+// first finds the structure (~17% of the time the numbers' conversion takes), then converts the
+// numbers up to there while the lookahead converts the rest.
+constexpr size_t kLookaheadFrom = 42;
 
 // Doubles hold every integer up to 2^53 exactly; "2.0" and "1e3" are integers below that.
 constexpr double kMaxExactInteger = 9007199254740992.0;
@@ -192,6 +199,8 @@ class Reader {
 
   const PredictJsonOptions& options_;
   simdjson::padded_string_view text_;
+  // Converts the numbers of a large body's latter part while the parser finds the lists.
+  std::unique_ptr<NumberListLookahead> lookahead_;
   od::parser parser_;
   od::document doc_;
   bool started_ = false;  // doc_ is a started document (else simdjson must not touch it)
@@ -727,7 +736,9 @@ absl::Status Reader::ScanNumbers(od::value& v, int depth, ValueShape* shape, Inp
   const std::string_view rest(token.data(), text_.data() + text_.size() - token.data());
   std::vector<int64_t> dims;
   size_t length = 0;
-  if (!ScanNumberList(rest, in->dtype, scan, content, &dims, &length)) return absl::OkStatus();
+  if (!ScanNumberList(rest, in->dtype, scan, lookahead_.get(), content, &dims, &length)) {
+    return absl::OkStatus();
+  }
   // simdjson steps over the list the scanner read.
   od::array array;
   std::string_view raw;
@@ -1062,11 +1073,25 @@ absl::Status Reader::ReadRows(od::value& instances) {
 
 absl::Status Reader::Run(PredictSignatureResolver resolve, serving::PredictRequest* request,
                          JsonFormat* format) {
+  if (text_.size() >= kParallelScanChars) {
+    NumberListOptions ahead;
+    ahead.max_nesting = options_.max_depth;
+    ahead.max_elements = options_.limits.max_tensor_elements;
+    ahead.max_bytes = options_.limits.max_tensor_bytes;
+    // Past the middle, the stretch the parser's own thread reaches while the other converts.
+    lookahead_ = std::make_unique<NumberListLookahead>(text_, text_.size() * kLookaheadFrom / 100,
+                                                       ahead);
+  }
   if (auto e = Start()) return JsonError(e);
   if (absl::Status s = ReadTopLevel(); !s.ok()) return s;
   absl::StatusOr<const tf::SignatureDef*> signature = resolve(signature_name_);
   if (!signature.ok()) return Fail(signature.status());
   signature_ = *signature;
+  const bool floating = std::any_of(
+      signature_->inputs().begin(), signature_->inputs().end(), [](const auto& input) {
+        return input.second.dtype() == tf::DT_FLOAT || input.second.dtype() == tf::DT_DOUBLE;
+      });
+  if (!floating) lookahead_.reset();  // it converts for floating-point lists only
   if (instances_seen_ > 0 && inputs_seen_ > 0) {
     return Fail(absl::InvalidArgumentError(
         "JSON Value: expecting only one of 'inputs' or 'instances' keys to exist"));

@@ -437,6 +437,41 @@ TEST(PredictJsonTest, LargeImageBody) {
   EXPECT_EQ(v[v.size() - 1], 224.0f * 224 - 1);
 }
 
+// Bodies this large are converted by two threads, one of them started before the parser knows
+// where the lists are or their dtypes: two columnar inputs (the lookahead begins inside the
+// second), and an integer input (the lookahead is not used).
+TEST(PredictJsonTest, LargeBodiesOfSeveralListsAndDtypes) {
+  std::string a, b;
+  for (int i = 0; i < 60000; ++i) {
+    a += (i ? ", " : "") + std::to_string(i) + ".5";
+    b += (i ? ", [" : "[") + std::to_string(-i) + ", 0.25]";
+  }
+  Parsed p = Parse(R"({"inputs": {"a": [)" + a + R"(], "b": [)" + b + "]}}",
+                   Sig({{"a", tf::DT_FLOAT}, {"b", tf::DT_DOUBLE}}));
+  ASSERT_TRUE(p.status.ok()) << p.status;
+  const std::vector<float> av = Values<float>(p.request.inputs().at("a"));
+  const std::vector<double> bv = Values<double>(p.request.inputs().at("b"));
+  EXPECT_EQ(Dims(p.request.inputs().at("a")), (std::vector<int64_t>{60000}));
+  EXPECT_EQ(Dims(p.request.inputs().at("b")), (std::vector<int64_t>{60000, 2}));
+  ASSERT_EQ(av.size(), 60000u);
+  ASSERT_EQ(bv.size(), 120000u);
+  for (int i = 0; i < 60000; ++i) {
+    ASSERT_EQ(av[i], i + 0.5f) << i;
+    ASSERT_EQ(bv[2 * i], -i) << i;
+    ASSERT_EQ(bv[2 * i + 1], 0.25) << i;
+  }
+  p = Parse(R"({"instances": [)" + b + "]}", Sig({{"x", tf::DT_INT32}}));
+  EXPECT_EQ(p.status.code(), absl::StatusCode::kInvalidArgument);  // 0.25 is not an int32
+  std::string ints;
+  for (int i = 0; i < 100000; ++i) ints += (i ? ", [" : "[") + std::to_string(i) + ", 7]";
+  p = Parse(R"({"instances": [)" + ints + "]}", Sig({{"x", tf::DT_INT32}}));
+  ASSERT_TRUE(p.status.ok()) << p.status;
+  const std::vector<int32_t> iv = Values<int32_t>(p.request.inputs().at("x"));
+  ASSERT_EQ(iv.size(), 200000u);
+  EXPECT_EQ(iv[2 * 99999], 99999);
+  EXPECT_EQ(iv[2 * 99999 + 1], 7);
+}
+
 // Lists of plain numbers are read by the number-list fast path; whatever it declines partway
 // (a late string, NaN, a ragged row, a value out of range) is read value by value from the
 // start of that value, with the same result or error as if no fast path existed.

@@ -102,7 +102,7 @@ void CheckNumberList(const std::string& body, uint8_t choice) {
   std::string bytes;
   std::vector<int64_t> dims;
   size_t length = 0;
-  if (!tensord::ScanNumberList(body, dtype, options, &bytes, &dims, &length)) return;
+  if (!tensord::ScanNumberList(body, dtype, options, nullptr, &bytes, &dims, &length)) return;
   FUZZ_CHECK(length <= body.size());
   absl::StatusOr<tensord::json::Value> tree =
       tensord::json::Parse(std::string_view(body).substr(0, length));
