@@ -36,6 +36,7 @@ struct HttpServer::Job {
   HttpServer* server = nullptr;
   evhttp_request* request = nullptr;  // owned by evhttp; touched only on the loop thread
   HttpRequest input;
+  std::string group;  // options.queue_groups' group; "" = none
   bool accepts_gzip = false;
   HttpResponse response;
 };
@@ -333,13 +334,28 @@ void HttpServer::OnRequest(evhttp_request* request, void* self) {
   const size_t max_queued = server->options_.max_queued_requests > 0
                                 ? server->options_.max_queued_requests
                                 : 16 * server->workers_.size();
+  const auto& groups = server->options_.queue_groups;
+  if (groups.has_value()) job->group = groups->group(job->input.method, job->input.path);
+  bool group_full = false;
   {
     std::lock_guard<std::mutex> lock(server->mu_);
-    if (server->queue_.size() < max_queued) {
+    if (!job->group.empty()) {
+      int& waiting = server->queued_per_group_[job->group];
+      group_full = waiting >= groups->max_queued;
+      if (!group_full) ++waiting;
+      if (waiting == 0) server->queued_per_group_.erase(job->group);
+    }
+    if (!group_full && server->queue_.size() < max_queued) {
       server->queue_.push_back(std::move(job));
       server->cv_.notify_all();
       return;
     }
+    if (!group_full && !job->group.empty()) server->LeaveGroup(job->group);
+  }
+  if (group_full) {
+    server->Reply(request, groups->full(job->input, job->group), /*gzip=*/false,
+                  /*close=*/false);
+    return;
   }
   refuse(absl::StrCat("Too many REST requests are waiting (", max_queued,
                       "); retry later"));
@@ -354,6 +370,7 @@ void HttpServer::WorkerLoop() {
       if (queue_.empty()) return;
       job = std::move(queue_.front());
       queue_.pop_front();
+      if (!job->group.empty()) LeaveGroup(job->group);
       ++running_;
     }
     job->response = handler_(job->input);
@@ -381,6 +398,11 @@ void HttpServer::WorkerLoop() {
     if (!scheduled) --unfinished_;
     cv_.notify_all();
   }
+}
+
+void HttpServer::LeaveGroup(const std::string& group) {
+  auto it = queued_per_group_.find(group);
+  if (it != queued_per_group_.end() && --it->second <= 0) queued_per_group_.erase(it);
 }
 
 void HttpServer::OnReplyReady(int, short, void* arg) {

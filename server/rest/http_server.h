@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -77,6 +78,18 @@ struct HttpServerOptions {
   std::function<bool(const std::string& method, const std::string& path)> run_inline;
   // The body of the 503 sent when the worker queue is full or the server is stopping.
   std::function<HttpResponse(const std::string& message)> error_response;
+
+  // Bounds per group of requests (e.g. one group per model) on those waiting for a worker, so
+  // that one overloaded group is refused fast instead of filling the whole queue. `group`
+  // returns a request's group, "" for none; the caller keeps the set of groups bounded. A
+  // request that finds max_queued of its group waiting is answered with `full(request, group)`
+  // (on the event loop: it must be cheap).
+  struct QueueGroups {
+    std::function<std::string(const std::string& method, const std::string& path)> group;
+    int max_queued = 0;
+    std::function<HttpResponse(const HttpRequest& request, const std::string& group)> full;
+  };
+  std::optional<QueueGroups> queue_groups;
 };
 
 class HttpServer {
@@ -106,6 +119,8 @@ class HttpServer {
  private:
   struct Job;
   static void OnRequest(evhttp_request* request, void* self);
+  // One waiting job of `group` fewer; mu_ held.
+  void LeaveGroup(const std::string& group);
   static void OnReplyReady(int fd, short events, void* job);
   static void OnReplySent(evhttp_request* request, void* self);
   void Reply(evhttp_request* request, HttpResponse response, bool gzip, bool close);
@@ -125,6 +140,7 @@ class HttpServer {
   std::mutex mu_;
   std::condition_variable cv_;           // signals queue_ and unfinished_ changes
   std::deque<std::unique_ptr<Job>> queue_;
+  std::map<std::string, int> queued_per_group_;  // waiting jobs of each group that has some
   int running_ = 0;         // jobs a worker is handling
   int64_t unfinished_ = 0;  // requests accepted and not yet fully written
   std::chrono::steady_clock::time_point last_request_;  // when OnRequest last ran

@@ -172,6 +172,43 @@ TEST(HttpServerTest, AFullQueueIsRefusedWith503) {
   EXPECT_EQ(queued.get().first, 200);
 }
 
+// One group's waiting requests are bounded on their own: a third request of group "a" is refused
+// with the group's response while one of "a" runs and one waits, and group "b" still queues.
+TEST(HttpServerTest, AGroupAtItsBoundIsRefusedAndOtherGroupsStillQueue) {
+  absl::Notification release;
+  HttpServerOptions options = LocalOptions();
+  HttpServerOptions::QueueGroups groups;
+  groups.group = [](const std::string&, const std::string& path) { return path.substr(1, 1); };
+  groups.max_queued = 1;
+  groups.full = [](const HttpRequest& request, const std::string& group) {
+    return HttpResponse{429, "full: " + group + " " + request.path, "text/plain"};
+  };
+  options.queue_groups = groups;
+  HttpServer server(options, [&](const HttpRequest& request) {
+    release.WaitForNotification();
+    return Echo(request);
+  });
+  ASSERT_TRUE(server.Start().ok());
+  const auto get = [&](const std::string& path) {
+    httplib::Client client("127.0.0.1", server.port());
+    httplib::Result r = client.Get(path);
+    return r ? std::make_pair(r->status, r->body) : std::make_pair(-1, std::string());
+  };
+  auto running = std::async(std::launch::async, get, "/a1");
+  std::this_thread::sleep_for(milliseconds(200));
+  auto queued = std::async(std::launch::async, get, "/a2");
+  std::this_thread::sleep_for(milliseconds(200));
+  EXPECT_EQ(get("/a3"), std::make_pair(429, std::string("full: a /a3")));
+  auto other = std::async(std::launch::async, get, "/b1");
+  std::this_thread::sleep_for(milliseconds(200));
+  release.Notify();
+  EXPECT_EQ(running.get(), std::make_pair(200, std::string("GET /a1 ")));
+  EXPECT_EQ(queued.get(), std::make_pair(200, std::string("GET /a2 ")));
+  EXPECT_EQ(other.get(), std::make_pair(200, std::string("GET /b1 ")));
+  // Once the group's requests have left the queue, it takes new ones again.
+  EXPECT_EQ(get("/a4"), std::make_pair(200, std::string("GET /a4 ")));
+}
+
 TEST(HttpServerTest, BodiesOverTheLimitAre413UnreadAndTheConnectionCloses) {
   HttpServerOptions options = LocalOptions();
   options.max_body_bytes = 1000;

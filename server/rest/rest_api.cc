@@ -1,10 +1,12 @@
 #include "server/rest/rest_api.h"
 
+#include <cctype>
 #include <optional>
 #include <regex>
 #include <string>
 #include <utility>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "google/protobuf/util/json_util.h"
@@ -247,14 +249,27 @@ RestResponse Readiness(const ServerHealth* health, const std::string& model) {
   return r;
 }
 
+// POST paths of the inference methods: model, version, label, method.
+const std::regex& MethodPath() {
+  static const std::regex* path = new std::regex(
+      "/v1/models/([^/:]+)(?:(?:/versions/(\\d+))|(?:/labels/([^/:]+)))?:(classify|regress|"
+      "predict)",
+      std::regex::icase);
+  return *path;
+}
+
+// "Predict", "Classify" or "Regress" for the method part of a MethodPath match, as gRPC names
+// them (the metrics' API label).
+const char* ApiName(std::string verb) {
+  for (char& c : verb) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return verb == "predict" ? "Predict" : verb == "classify" ? "Classify" : "Regress";
+}
+
 }  // namespace
 
 RestResponse RestApi::Dispatch(const std::string& method, const std::string& path,
                                const std::string& body) const {
-  static const std::regex kMethodPath(
-      "/v1/models/([^/:]+)(?:(?:/versions/(\\d+))|(?:/labels/([^/:]+)))?:(classify|regress|"
-      "predict)",
-      std::regex::icase);
+  const std::regex& kMethodPath = MethodPath();
   static const std::regex kInfoPath(
       "/v1/models(?:/([^/:]+))?(?:(?:/versions/(\\d+))|(?:/labels/([^/:]+)))?(?:/(metadata))?",
       std::regex::icase);
@@ -265,9 +280,8 @@ RestResponse RestApi::Dispatch(const std::string& method, const std::string& pat
     if (p.version.size() > 18) {
       return ErrorResponse(absl::InvalidArgumentError("Version number is out of range"));
     }
-    std::string verb = p.suffix;
-    for (char& c : verb) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    const char* api = verb == "predict" ? "Predict" : verb == "classify" ? "Classify" : "Regress";
+    const char* api = ApiName(p.suffix);
+    const std::string verb = absl::AsciiStrToLower(p.suffix);
     RequestMetrics request_metrics(services_.metrics, api, Protocol::kRest, p.name, &manager);
     const CancellationToken token(absl::Now() + absl::Milliseconds(options_.timeout_ms));
     RequestContext context;
@@ -339,6 +353,36 @@ absl::Status RestApi::Start() {
   http.error_response = [](const std::string& message) {
     return ErrorResponse(absl::UnavailableError(message));
   };
+  const Admission* admission = services_.admission;
+  if (admission != nullptr && admission->options().max_in_flight > 0) {
+    // A model's REST requests waiting for a worker are bounded as admission control bounds
+    // those running and waiting: beyond that, an overloaded model's REST requests would queue
+    // here, unseen by admission control, for as long as the queue is (16 per worker).
+    const AdmissionOptions& bounds = admission->options();
+    HttpServerOptions::QueueGroups groups;
+    groups.max_queued = bounds.max_in_flight + bounds.max_queued;
+    groups.group = [this](const std::string& method, const std::string& path) {
+      std::smatch m;
+      if (method != "POST" || !std::regex_match(path, m, MethodPath())) return std::string();
+      std::string model = m[1];
+      return services_.manager->HasModel(model) ? model : std::string();  // a bounded set
+    };
+    groups.full = [this, max = groups.max_queued](const HttpRequest& request,
+                                                  const std::string& model) {
+      std::smatch m;
+      std::regex_match(request.path, m, MethodPath());
+      RequestMetrics metrics(services_.metrics, ApiName(m[4]), Protocol::kRest, model,
+                             services_.manager);
+      const absl::Status status = absl::ResourceExhaustedError(absl::StrCat(
+          "model ", model, " is at capacity: ", max,
+          " REST requests are waiting for a worker (--max_inflight_requests_per_model + "
+          "--max_queued_requests_per_model); retry later"));
+      RestResponse response = ErrorResponse(status);
+      metrics.Finish(status, RequestContext(), request.body.size(), response.body.size());
+      return response;
+    };
+    http.queue_groups = std::move(groups);
+  }
   auto server = std::make_unique<HttpServer>(
       std::move(http), [this](const HttpRequest& request) {
         return Dispatch(request.method, request.path, request.body);

@@ -99,7 +99,10 @@ LOAD_MODELS = (("mlp", "keras_mlp"), ("linear", "tf1_linear"), ("cnn", "cnn_smal
 EXTRA_MODEL = ("extra", "keras_mlp")
 
 LOADING, AVAILABLE, END = 20, 30, 50
-SHED = ("grpc:RESOURCE_EXHAUSTED", "http:429")
+# Shed by admission control (gRPC, HTTP 429) or by a full REST request queue (HTTP 503 naming
+# it, told apart from the drain's 503).
+REST_QUEUE_FULL = "http:503 queue full"
+SHED = ("grpc:RESOURCE_EXHAUSTED", "http:429", REST_QUEUE_FULL)
 # A REST request the client sent before SIGTERM but tensord read after its drain began gets 503
 # with tensord's JSON error: refused, never run, safe to retry. gRPC has no such case: tensord
 # accepts calls for 200 ms after SIGTERM and gRPC's shutdown lets every accepted call finish.
@@ -120,7 +123,9 @@ EXIT_SLACK_S = 5
 RSS_GROWTH_LIMIT = 0.05
 # Each lane's requests sent but not answered; an arrival beyond it is not sent ("client cap").
 LANE_CAP = 64
-REST_WORKERS_PER_LANE = 16
+# REST is open loop too: a connection for every request a lane may have outstanding. With
+# fewer, arrivals wait in the client once tensord is saturated, and less than the target is sent.
+REST_WORKERS_PER_LANE = LANE_CAP
 
 
 # ---------------------------------------------------------------------------------------------
@@ -264,14 +269,23 @@ def write_config(path, entries):
     return text
 
 
+def split_cpus():
+    """(tensord's CPUs, the client's), or None with fewer than two CPUs. The client is Python:
+    one core is all it can use, and sharing cores with a saturated tensord starves its pacer,
+    so that it cannot offer twice the saturation rate. It gets the last CPU to itself."""
+    cpus = sorted(os.sched_getaffinity(0))
+    return (set(cpus[:-1]), {cpus[-1]}) if len(cpus) >= 2 else None
+
+
 class Tensord:
-    def __init__(self, flags, log_path):
+    def __init__(self, flags, log_path, cpus=None):
         self.port, self.rest_port = free_port(), free_port()
         self.log_path = log_path
         self._log = open(log_path, "w")
         self.proc = subprocess.Popen(
             [BINARY, "--port=%d" % self.port, "--rest_api_port=%d" % self.rest_port] + flags,
-            stdout=self._log, stderr=subprocess.STDOUT, env=dict(os.environ, **SERVER_ENV))
+            stdout=self._log, stderr=subprocess.STDOUT, env=dict(os.environ, **SERVER_ENV),
+            preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None)
         self.channel = grpc.insecure_channel("127.0.0.1:%d" % self.port)
         try:
             grpc.channel_ready_future(self.channel).result(timeout=120)
@@ -434,7 +448,10 @@ class RestLane:
             conn.close()  # the next request reconnects
             return "conn:" + type(e).__name__, str(e)
         if reply.status != 200:
-            return "http:%d" % reply.status, body[:200].decode(errors="replace")
+            detail = body[:200].decode(errors="replace")
+            if reply.status == 503 and "Too many REST requests are waiting" in detail:
+                return REST_QUEUE_FULL, detail
+            return "http:%d" % reply.status, detail
         problem = case.check_rest(body)
         return ("WRONG", problem) if problem else ("OK", None)
 
@@ -868,7 +885,13 @@ class Faults:
                                 grpc.StatusCode.INVALID_ARGUMENT), observed
 
     def rest_probe(self, path, body, status, texts):
-        got, reply = self.server.http("POST", path, body)
+        # Under overload a model's REST requests may be shed (429) before their body is read;
+        # such an answer says nothing about the body, so the probe is sent again.
+        for _ in range(50):
+            got, reply = self.server.http("POST", path, body)
+            if got != 429:
+                break
+            time.sleep(0.1)
         try:
             error = json.loads(reply)["error"]
         except (ValueError, KeyError, TypeError):
@@ -1005,14 +1028,15 @@ def run(args, work, rng):
              "--drain_timeout_seconds=%d" % args.drain_timeout_seconds,
              # Only the final slow version carries a warmup file.
              "--num_request_iterations_for_warmup=100000000"]
-    result = {"flags": flags, "network": NETWORK, "cpu": cpu_name(),
-              "cores": len(os.sched_getaffinity(0)), "seconds": args.seconds, "ci": args.ci,
+    result = {"flags": flags, "network": NETWORK, "cpu": cpu_name(), "cores": args.cores,
+              "cpu_split": args.cpu_split, "seconds": args.seconds, "ci": args.ci,
               "source": source_version(), "loadavg_start": os.getloadavg()}
     server = None
     lanes = []
     try:
         write_config(config_path, model_entries(root, 1, extra=False))
-        server = Tensord(flags, os.path.join(work, "tensord.log"))
+        server = Tensord(flags, os.path.join(work, "tensord.log"),
+                         args.cpu_split[0] if args.cpu_split else None)
         sampler = RssSampler(server, stats, t0)
         sampler.start()
         for name, _ in LOAD_MODELS:
@@ -1203,6 +1227,9 @@ def report(result, summary, args, started):
     w("## Setup\n")
     w("- CPU: %s, %d cores available to the run; %s" % (result["cpu"], result["cores"],
                                                        result["network"]))
+    if result.get("cpu_split"):
+        w("- tensord pinned to CPU %s, this client to CPU %s" % tuple(
+            ",".join(str(c) for c in sorted(cpus)) for cpus in result["cpu_split"]))
     w("- Load average (every process on the machine) at the start: %s; at the end: %s"
       % ("/".join("%.1f" % x for x in result["loadavg_start"]),
          "/".join("%.1f" % x for x in result.get("loadavg_end", ()))))
@@ -1348,6 +1375,9 @@ def main():
     parser.add_argument("--keep", action="store_true",
                         help="keep the work directory (models, config, tensord.log); it is "
                              "always kept when the run fails")
+    parser.add_argument("--shared_cpus", action="store_true",
+                        help="let tensord and this client share every CPU (default: the client "
+                             "gets the last CPU to itself)")
     parser.add_argument("--host_network", action="store_true",
                         help="do not run in a private network namespace")
     args = parser.parse_args()
@@ -1363,6 +1393,12 @@ def main():
     if not os.path.exists(BINARY):
         sys.exit("%s missing: run `bazel build //server:tensord` first" % BINARY)
 
+    args.cores = len(os.sched_getaffinity(0))
+    args.cpu_split = None if args.shared_cpus else split_cpus()
+    if args.cpu_split:
+        # Every thread of this process (imports may have started some) and all started later.
+        for tid in os.listdir("/proc/self/task"):
+            os.sched_setaffinity(int(tid), args.cpu_split[1])
     # The pacer must get the GIL within a millisecond or so, not Python's default 5 ms.
     sys.setswitchinterval(0.001)
     started = datetime.datetime.now(datetime.timezone.utc)
