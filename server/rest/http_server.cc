@@ -340,10 +340,9 @@ void HttpServer::OnRequest(evhttp_request* request, void* self) {
   {
     std::lock_guard<std::mutex> lock(server->mu_);
     if (!job->group.empty()) {
-      int& waiting = server->queued_per_group_[job->group];
-      group_full = waiting >= groups->max_queued;
-      if (!group_full) ++waiting;
-      if (waiting == 0) server->queued_per_group_.erase(job->group);
+      auto it = server->queued_per_group_.find(job->group);
+      group_full = (it == server->queued_per_group_.end() ? 0 : it->second) >= groups->max_queued;
+      if (!group_full) ++server->queued_per_group_[job->group];
     }
     if (!group_full && server->queue_.size() < max_queued) {
       server->queue_.push_back(std::move(job));

@@ -1,12 +1,12 @@
 #include "server/rest/rest_api.h"
 
-#include <cctype>
 #include <optional>
 #include <regex>
 #include <string>
 #include <utility>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "google/protobuf/util/json_util.h"
@@ -260,9 +260,10 @@ const std::regex& MethodPath() {
 
 // "Predict", "Classify" or "Regress" for the method part of a MethodPath match, as gRPC names
 // them (the metrics' API label).
-const char* ApiName(std::string verb) {
-  for (char& c : verb) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return verb == "predict" ? "Predict" : verb == "classify" ? "Classify" : "Regress";
+const char* ApiName(const std::string& verb) {
+  return absl::EqualsIgnoreCase(verb, "predict")    ? "Predict"
+         : absl::EqualsIgnoreCase(verb, "classify") ? "Classify"
+                                                    : "Regress";
 }
 
 }  // namespace
