@@ -44,8 +44,8 @@ ABSL_FLAG(std::string, grpc_socket_path, "", "Also serve gRPC on this UNIX socke
 ABSL_FLAG(int, rest_api_port, 0,
           "Port for the HTTP/REST API, Prometheus metrics and health endpoints; 0 = off.");
 ABSL_FLAG(int, rest_api_num_threads, 0,
-          "Worker threads running REST requests (socket I/O has its own event-loop thread); "
-          "0 = 4 x CPUs.");
+          "Worker threads running REST requests (socket I/O runs on the event loops of "
+          "--rest_api_num_io_threads); 0 = 4 x CPUs.");
 ABSL_FLAG(int, rest_api_timeout_in_ms, 30000,
           "Deadline of REST inference calls, and the REST idle-connection timeout.");
 ABSL_FLAG(std::string, model_name, "default", "Name of the served model.");
@@ -125,6 +125,9 @@ ABSL_FLAG(int64_t, grpc_max_receive_message_size, 256 << 20,
           "overrides it.");
 ABSL_FLAG(int64_t, grpc_max_send_message_size, INT_MAX,
           "[tensord] Largest gRPC response in bytes (at most 2147483647).");
+ABSL_FLAG(int, rest_api_num_io_threads, 0,
+          "[tensord] Event-loop threads reading REST requests and writing replies; 0 = one per "
+          "CPU this process may use, at least 4 and at most 16.");
 ABSL_FLAG(int64_t, rest_api_max_body_bytes, int64_t{64} << 20,
           "[tensord] Largest REST request body; larger ones get HTTP 413 unread.");
 ABSL_FLAG(int64_t, rest_api_gzip_min_bytes, 0,
@@ -315,9 +318,12 @@ absl::StatusOr<tensord::ServerOptions> OptionsFromFlags() {
     return Invalid("--rest_api_port must differ from --port");
   }
   options.rest_num_threads = absl::GetFlag(FLAGS_rest_api_num_threads);
+  options.rest_num_io_threads = absl::GetFlag(FLAGS_rest_api_num_io_threads);
   options.rest_timeout_ms = absl::GetFlag(FLAGS_rest_api_timeout_in_ms);
   options.grpc_max_threads = absl::GetFlag(FLAGS_grpc_max_threads);
   TENSORD_RETURN_IF_ERROR(CheckNonNegative("rest_api_num_threads", options.rest_num_threads));
+  TENSORD_RETURN_IF_ERROR(
+      CheckNonNegative("rest_api_num_io_threads", options.rest_num_io_threads));
   TENSORD_RETURN_IF_ERROR(CheckNonNegative("rest_api_timeout_in_ms", options.rest_timeout_ms));
   TENSORD_RETURN_IF_ERROR(CheckNonNegative("grpc_max_threads", options.grpc_max_threads));
   TENSORD_ASSIGN_OR_RETURN(options.grpc_channel_arguments,

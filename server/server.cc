@@ -187,6 +187,7 @@ absl::Status Server::Start() {
     RestApiOptions rest_options;
     rest_options.port = options_.rest_port;
     rest_options.num_threads = options_.rest_num_threads;
+    rest_options.num_io_threads = options_.rest_num_io_threads;
     rest_options.timeout_ms = options_.rest_timeout_ms;
     rest_options.metrics_path = options_.metrics_path;
     rest_options.max_body_bytes = options_.rest_max_body_bytes;

@@ -79,6 +79,7 @@ struct ServerOptions {
   // REST on 0.0.0.0:rest_port; 0 = no REST API (and so no metrics endpoint), as TF Serving.
   int rest_port = 0;
   int rest_num_threads = 0;    // 0 = 4 × hardware threads
+  int rest_num_io_threads = 0;  // REST event loops; 0 = one per CPU available, 4 to 16
   int rest_timeout_ms = 30000;
   // Prometheus exposition path on the REST port; empty = not served.
   std::string metrics_path = "/monitoring/prometheus/metrics";

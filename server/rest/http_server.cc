@@ -14,6 +14,8 @@
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <pthread.h>
+#include <sched.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -32,9 +34,24 @@
 
 namespace tensord {
 
-struct HttpServer::Job {
+struct HttpServer::Loop {
   HttpServer* server = nullptr;
-  evhttp_request* request = nullptr;  // owned by evhttp; touched only on the loop thread
+  event_base* base = nullptr;
+  evhttp* http = nullptr;
+  evhttp_bound_socket* socket = nullptr;
+  event* replies_ready = nullptr;  // activated by a worker that finds `replies` empty
+  std::thread thread;
+  std::mutex mu;
+  std::vector<std::unique_ptr<Job>> replies;  // guarded by mu; finished, to be written
+};
+
+struct HttpServer::Job {
+  ~Job() {
+    if (body != nullptr) evbuffer_free(body);
+  }
+  Loop* loop = nullptr;               // the loop that read the request and writes its reply
+  evhttp_request* request = nullptr;  // owned by evhttp; touched only on the loop's thread
+  evbuffer* body = nullptr;  // the request body's chains, moved off the loop, copied by a worker
   HttpRequest input;
   std::string group;  // options.queue_groups' group; "" = none
   bool accepts_gzip = false;
@@ -212,6 +229,35 @@ bufferevent* NewPlainBufferevent(event_base* base, void*) {
   return bev;
 }
 
+// Appends `buffer`'s bytes to `out`, chain by chain, leaving spare capacity: a JSON parser that
+// reads past the end (simdjson: 64 bytes) then parses the body in place instead of copying it.
+void AppendBody(evbuffer* buffer, std::string* out) {
+  out->reserve(out->size() + evbuffer_get_length(buffer) + 64);
+  const int chains = evbuffer_peek(buffer, -1, nullptr, nullptr, 0);
+  std::vector<evbuffer_iovec> parts(chains > 0 ? chains : 0);
+  evbuffer_peek(buffer, -1, nullptr, parts.data(), static_cast<int>(parts.size()));
+  for (const evbuffer_iovec& part : parts) {
+    out->append(static_cast<const char*>(part.iov_base), part.iov_len);
+  }
+}
+
+// The chains of a request's body, moved without a copy into a buffer of their own (a worker
+// copies them out, off the loop); null when out of memory.
+evbuffer* TakeBody(evbuffer* in) {
+  evbuffer* body = evbuffer_new();
+  if (body != nullptr && evbuffer_add_buffer(body, in) != 0) {
+    evbuffer_free(body);
+    return nullptr;
+  }
+  return body;
+}
+
+int CpusAvailable() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) return CPU_COUNT(&set);
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
 void InitLibeventOnce() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -244,76 +290,111 @@ HttpServer::HttpServer(HttpServerOptions options, Handler handler)
 HttpServer::~HttpServer() { Stop(); }
 
 absl::Status HttpServer::Start() {
-  if (base_ != nullptr) return absl::FailedPreconditionError("HTTP server already started");
+  if (!loops_.empty()) return absl::FailedPreconditionError("HTTP server already started");
   InitLibeventOnce();
   if (options_.ssl.has_value()) {
     absl::StatusOr<SSL_CTX*> ctx = MakeSslContext(*options_.ssl);
     if (!ctx.ok()) return ctx.status();
     ssl_ctx_ = *ctx;
   }
-  base_ = event_base_new();
-  http_ = base_ != nullptr ? evhttp_new(base_) : nullptr;
-  if (http_ == nullptr) {
+  const int io_threads =
+      options_.num_io_threads > 0
+          ? std::min(options_.num_io_threads, HttpServerOptions::kMaxIoThreads)
+          : std::clamp(CpusAvailable(), HttpServerOptions::kMinIoThreads,
+                       HttpServerOptions::kMaxIoThreads);
+  if (absl::Status started = StartLoops(io_threads); !started.ok()) {
     Stop();
-    return absl::InternalError("Could not create the HTTP event loop");
+    return started;
   }
-  evhttp_set_max_body_size(http_, options_.max_body_bytes);
-  evhttp_set_max_headers_size(http_, options_.max_header_bytes);
-  const timeval timeout{options_.timeout_ms / 1000, (options_.timeout_ms % 1000) * 1000};
-  evhttp_set_timeout_tv(http_, &timeout);
-  evhttp_set_allowed_methods(http_, EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_HEAD |
-                                        EVHTTP_REQ_PUT | EVHTTP_REQ_DELETE | EVHTTP_REQ_PATCH);
-  evhttp_set_gencb(http_, &HttpServer::OnRequest, this);
-  if (ssl_ctx_ != nullptr) {
-    evhttp_set_bevcb(http_, &NewTlsBufferevent, ssl_ctx_);
-  } else {
-    evhttp_set_bevcb(http_, &NewPlainBufferevent, nullptr);
-  }
-  // libevent binds with SO_REUSEADDR only, so a second server cannot share the port.
-  socket_ = evhttp_bind_socket_with_handle(http_, options_.host.c_str(),
-                                           static_cast<uint16_t>(options_.port));
-  if (socket_ == nullptr) {
-    Stop();
-    return absl::UnavailableError(
-        absl::StrCat("Could not bind the REST API to ", options_.host, ":", options_.port));
-  }
-  sockaddr_storage address{};
-  socklen_t length = sizeof(address);
-  getsockname(evhttp_bound_socket_get_fd(socket_), reinterpret_cast<sockaddr*>(&address),
-              &length);
-  port_ = ntohs(address.ss_family == AF_INET6
-                    ? reinterpret_cast<sockaddr_in6*>(&address)->sin6_port
-                    : reinterpret_cast<sockaddr_in*>(&address)->sin_port);
-
   int threads = options_.num_threads;
   if (threads <= 0) threads = 4 * std::max(1u, std::thread::hardware_concurrency());
-  for (int i = 0; i < threads; ++i) workers_.emplace_back([this] { WorkerLoop(); });
-  loop_ = std::thread([this] { event_base_loop(base_, EVLOOP_NO_EXIT_ON_EMPTY); });
+  for (int i = 0; i < threads; ++i) {
+    workers_.emplace_back([this] {
+      pthread_setname_np(pthread_self(), "rest-worker");
+      WorkerLoop();
+    });
+  }
+  for (size_t i = 0; i < loops_.size(); ++i) {
+    Loop* loop = loops_[i].get();
+    loop->thread = std::thread([loop, i] {
+      pthread_setname_np(pthread_self(), absl::StrCat("rest-io-", i).c_str());
+      event_base_loop(loop->base, EVLOOP_NO_EXIT_ON_EMPTY);
+    });
+  }
   return absl::OkStatus();
 }
 
-void HttpServer::OnRequest(evhttp_request* request, void* self) {
-  auto* server = static_cast<HttpServer*>(self);
+absl::Status HttpServer::StartLoops(int count) {
+  evutil_socket_t listener = -1;
+  for (int i = 0; i < count; ++i) {
+    auto loop = std::make_unique<Loop>();
+    loop->server = this;
+    loop->base = event_base_new();
+    loops_.push_back(std::move(loop));
+    Loop* l = loops_.back().get();
+    l->http = l->base != nullptr ? evhttp_new(l->base) : nullptr;
+    l->replies_ready = l->base != nullptr ? event_new(l->base, -1, 0, &OnRepliesReady, l)
+                                          : nullptr;
+    if (l->http == nullptr || l->replies_ready == nullptr) {
+      return absl::InternalError("Could not create the HTTP event loop");
+    }
+    evhttp_set_max_body_size(l->http, options_.max_body_bytes);
+    evhttp_set_max_headers_size(l->http, options_.max_header_bytes);
+    const timeval timeout{options_.timeout_ms / 1000, (options_.timeout_ms % 1000) * 1000};
+    evhttp_set_timeout_tv(l->http, &timeout);
+    evhttp_set_allowed_methods(l->http, EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_HEAD |
+                                            EVHTTP_REQ_PUT | EVHTTP_REQ_DELETE |
+                                            EVHTTP_REQ_PATCH);
+    evhttp_set_gencb(l->http, &HttpServer::OnRequest, l);
+    if (ssl_ctx_ != nullptr) {
+      evhttp_set_bevcb(l->http, &NewTlsBufferevent, ssl_ctx_);
+    } else {
+      evhttp_set_bevcb(l->http, &NewPlainBufferevent, nullptr);
+    }
+    if (i == 0) {
+      // libevent binds with SO_REUSEADDR only, so a second server cannot share the port.
+      l->socket = evhttp_bind_socket_with_handle(l->http, options_.host.c_str(),
+                                                 static_cast<uint16_t>(options_.port));
+      if (l->socket == nullptr) {
+        return absl::UnavailableError(absl::StrCat("Could not bind the REST API to ",
+                                                   options_.host, ":", options_.port));
+      }
+      listener = evhttp_bound_socket_get_fd(l->socket);
+    } else {
+      // Each loop's listener closes its descriptor when freed: each gets a descriptor of its
+      // own for the one socket.
+      const evutil_socket_t copy = dup(listener);
+      l->socket = copy >= 0 ? evhttp_accept_socket_with_handle(l->http, copy) : nullptr;
+      if (l->socket == nullptr) {
+        if (copy >= 0) close(copy);
+        return absl::InternalError("Could not share the REST listening socket between loops");
+      }
+    }
+  }
+  sockaddr_storage address{};
+  socklen_t length = sizeof(address);
+  getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length);
+  port_ = ntohs(address.ss_family == AF_INET6
+                    ? reinterpret_cast<sockaddr_in6*>(&address)->sin6_port
+                    : reinterpret_cast<sockaddr_in*>(&address)->sin_port);
+  return absl::OkStatus();
+}
+
+void HttpServer::OnRequest(evhttp_request* request, void* loop_arg) {
+  Loop* loop = static_cast<Loop*>(loop_arg);
+  HttpServer* server = loop->server;
   {
     std::lock_guard<std::mutex> lock(server->mu_);
     ++server->unfinished_;
     server->last_request_ = std::chrono::steady_clock::now();
   }
   auto job = std::make_unique<Job>();
-  job->server = server;
+  job->loop = loop;
   job->request = request;
   job->input.method = MethodName(evhttp_request_get_command(request));
   job->input.path = PercentDecodedPath(request);
   evbuffer* in = evhttp_request_get_input_buffer(request);
-  // Spare capacity lets a JSON parser that reads past the end (simdjson: 64 bytes) parse the
-  // body in place instead of copying it. Copied chain by chain: a resize would zero it first.
-  job->input.body.reserve(evbuffer_get_length(in) + 64);
-  const int chains = evbuffer_peek(in, -1, nullptr, nullptr, 0);
-  std::vector<evbuffer_iovec> parts(chains > 0 ? chains : 0);
-  evbuffer_peek(in, -1, nullptr, parts.data(), static_cast<int>(parts.size()));
-  for (const evbuffer_iovec& part : parts) {
-    job->input.body.append(static_cast<const char*>(part.iov_base), part.iov_len);
-  }
+  const int64_t body_bytes = static_cast<int64_t>(evbuffer_get_length(in));
   job->accepts_gzip = AcceptsGzip(
       evhttp_find_header(evhttp_request_get_input_headers(request), "Accept-Encoding"));
 
@@ -327,6 +408,7 @@ void HttpServer::OnRequest(evhttp_request* request, void* self) {
   if (server->stopping_) return refuse("The server is shutting down");
   if (server->options_.run_inline &&
       server->options_.run_inline(job->input.method, job->input.path)) {
+    AppendBody(in, &job->input.body);
     // Inline replies are small: never compressed.
     server->Reply(request, server->handler_(job->input), /*gzip=*/false, /*close=*/false);
     return;
@@ -336,28 +418,33 @@ void HttpServer::OnRequest(evhttp_request* request, void* self) {
                                 : 16 * server->workers_.size();
   const auto& groups = server->options_.queue_groups;
   if (groups.has_value()) job->group = groups->group(job->input.method, job->input.path);
-  bool group_full = false;
+  const bool admits = !job->group.empty() && groups->admit;
+  uint64_t id = 0;
   {
     std::lock_guard<std::mutex> lock(server->mu_);
-    if (!job->group.empty()) {
-      auto it = server->queued_per_group_.find(job->group);
-      group_full = (it == server->queued_per_group_.end() ? 0 : it->second) >= groups->max_queued;
-      if (!group_full) ++server->queued_per_group_[job->group];
-    }
-    if (!group_full && server->queue_.size() < max_queued) {
-      server->queue_.push_back(std::move(job));
-      server->cv_.notify_all();
+    if (server->queue_.size() + server->parked_.size() < max_queued) id = ++server->next_job_id_;
+  }
+  if (id == 0) {
+    return refuse(
+        absl::StrCat("Too many REST requests are waiting (", max_queued, "); retry later"));
+  }
+  job->body = TakeBody(in);
+  if (job->body == nullptr) return refuse("Out of memory for the request body");
+  if (admits) {
+    std::optional<HttpResponse> refused = groups->admit(
+        &job->input, body_bytes, job->group, [server, id] { server->Resume(id); });
+    if (refused.has_value()) {
+      server->Reply(request, *std::move(refused), /*gzip=*/false, /*close=*/false);
       return;
     }
-    if (!group_full && !job->group.empty()) server->LeaveGroup(job->group);
   }
-  if (group_full) {
-    server->Reply(request, groups->full(job->input, job->group), /*gzip=*/false,
-                  /*close=*/false);
-    return;
+  std::lock_guard<std::mutex> lock(server->mu_);
+  if (!admits || server->ready_early_.erase(id) > 0) {
+    server->queue_.push_back(std::move(job));
+    server->work_.notify_one();
+  } else {
+    server->parked_.emplace(id, std::move(job));
   }
-  refuse(absl::StrCat("Too many REST requests are waiting (", max_queued,
-                      "); retry later"));
 }
 
 void HttpServer::WorkerLoop() {
@@ -365,14 +452,19 @@ void HttpServer::WorkerLoop() {
     std::unique_ptr<Job> job;
     {
       std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [this] { return !queue_.empty() || stop_workers_; });
+      work_.wait(lock, [this] { return !queue_.empty() || stop_workers_; });
       if (queue_.empty()) return;
       job = std::move(queue_.front());
       queue_.pop_front();
-      if (!job->group.empty()) LeaveGroup(job->group);
       ++running_;
     }
+    if (job->body != nullptr) {
+      AppendBody(job->body, &job->input.body);
+      evbuffer_free(job->body);
+      job->body = nullptr;
+    }
     job->response = handler_(job->input);
+    job->input.hold.reset();
     // Compressed here, off the event loop.
     const int64_t size = static_cast<int64_t>(job->response.body.size());
     if (job->accepts_gzip && options_.gzip_min_bytes > 0 && size >= options_.gzip_min_bytes &&
@@ -386,29 +478,47 @@ void HttpServer::WorkerLoop() {
     } else {
       job->accepts_gzip = false;
     }
-    // evhttp is not thread-safe: the reply is written by the loop thread.
-    const timeval now{0, 0};
-    Job* raw = job.release();
-    const bool scheduled =
-        event_base_once(base_, -1, EV_TIMEOUT, &HttpServer::OnReplyReady, raw, &now) == 0;
-    if (!scheduled) delete raw;  // out of memory: the connection times out unanswered
+    // evhttp is not thread-safe: the reply is written by the request's loop. One wakeup
+    // writes every reply finished meanwhile.
+    Loop* loop = job->loop;
+    bool wake = false;
+    {
+      std::lock_guard<std::mutex> lock(loop->mu);
+      wake = loop->replies.empty();
+      loop->replies.push_back(std::move(job));
+    }
+    if (wake) event_active(loop->replies_ready, EV_TIMEOUT, 0);
     std::lock_guard<std::mutex> lock(mu_);
     --running_;
-    if (!scheduled) --unfinished_;
     cv_.notify_all();
   }
 }
 
-void HttpServer::LeaveGroup(const std::string& group) {
-  auto it = queued_per_group_.find(group);
-  if (it != queued_per_group_.end() && --it->second <= 0) queued_per_group_.erase(it);
+void HttpServer::Resume(uint64_t id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = parked_.find(id);
+  if (it == parked_.end()) {
+    ready_early_.insert(id);
+    return;
+  }
+  queue_.push_back(std::move(it->second));
+  parked_.erase(it);
+  work_.notify_one();
 }
 
-void HttpServer::OnReplyReady(int, short, void* arg) {
-  std::unique_ptr<Job> job(static_cast<Job*>(arg));
-  // Already compressed by the worker when accepts_gzip is still set.
-  job->server->Reply(job->request, std::move(job->response), job->accepts_gzip,
-                     job->server->stopping_);
+void HttpServer::OnRepliesReady(int, short, void* loop_arg) {
+  Loop* loop = static_cast<Loop*>(loop_arg);
+  std::vector<std::unique_ptr<Job>> replies;
+  {
+    std::lock_guard<std::mutex> lock(loop->mu);
+    replies.swap(loop->replies);
+  }
+  HttpServer* server = loop->server;
+  for (std::unique_ptr<Job>& job : replies) {
+    // Already compressed by the worker when accepts_gzip is still set.
+    server->Reply(job->request, std::move(job->response), job->accepts_gzip,
+                  server->stopping_);
+  }
 }
 
 void HttpServer::Reply(evhttp_request* request, HttpResponse response, bool gzip, bool close) {
@@ -447,21 +557,24 @@ void HttpServer::Finished() {
 }
 
 void HttpServer::Stop() {
-  if (loop_.joinable()) {
+  const bool serving = !loops_.empty() && loops_.front()->thread.joinable();
+  if (serving) {
     stopping_ = true;
-    // Listening ends on the loop thread, which owns every evhttp object.
+    // Listening ends on each loop's thread, which owns its evhttp objects.
     const timeval now{0, 0};
-    event_base_once(
-        base_, -1, EV_TIMEOUT,
-        [](int, short, void* self) {
-          auto* server = static_cast<HttpServer*>(self);
-          evhttp_del_accept_socket(server->http_, server->socket_);
-        },
-        this, &now);
+    for (const std::unique_ptr<Loop>& loop : loops_) {
+      event_base_once(
+          loop->base, -1, EV_TIMEOUT,
+          [](int, short, void* arg) {
+            auto* l = static_cast<Loop*>(arg);
+            evhttp_del_accept_socket(l->http, l->socket);
+          },
+          loop.get(), &now);
+    }
     // Requests already read are answered: the handlers get timeout_ms.
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait_for(lock, std::chrono::milliseconds(options_.timeout_ms),
-                 [this] { return queue_.empty() && running_ == 0; });
+                 [this] { return queue_.empty() && parked_.empty() && running_ == 0; });
     // Then the replies are written, and requests whose bytes were still on their way when Stop
     // began are read and refused rather than cut off: the connections close once no request
     // has arrived for kQuietPeriod. At most two seconds, so that a client that stopped reading
@@ -479,20 +592,37 @@ void HttpServer::Stop() {
     std::lock_guard<std::mutex> lock(mu_);
     stop_workers_ = true;
   }
-  cv_.notify_all();
+  work_.notify_all();
   for (std::thread& worker : workers_) worker.join();
   workers_.clear();
-  if (loop_.joinable()) {
-    event_base_loopexit(base_, nullptr);
-    loop_.join();
+  // Jobs left only when the handlers overran timeout_ms: closed unanswered below. Destroyed
+  // outside mu_ (see parked_).
+  std::deque<std::unique_ptr<Job>> unrun;
+  std::map<uint64_t, std::unique_ptr<Job>> unready;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    unrun.swap(queue_);
+    unready.swap(parked_);
   }
-  if (http_ != nullptr) evhttp_free(http_);  // closes every connection
-  if (base_ != nullptr) event_base_free(base_);
+  unrun.clear();
+  unready.clear();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ready_early_.clear();
+  }
+  for (const std::unique_ptr<Loop>& loop : loops_) {
+    if (loop->thread.joinable()) {
+      event_base_loopexit(loop->base, nullptr);
+      loop->thread.join();
+    }
+    loop->replies.clear();  // replies not written by now: their connections close below
+    if (loop->replies_ready != nullptr) event_free(loop->replies_ready);
+    if (loop->http != nullptr) evhttp_free(loop->http);  // closes every connection
+    if (loop->base != nullptr) event_base_free(loop->base);
+  }
+  loops_.clear();
   if (ssl_ctx_ != nullptr) SSL_CTX_free(ssl_ctx_);
-  http_ = nullptr;
-  base_ = nullptr;
   ssl_ctx_ = nullptr;
-  socket_ = nullptr;
   port_ = 0;
   stopping_ = false;
   stop_workers_ = false;

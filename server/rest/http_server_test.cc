@@ -7,8 +7,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <future>
+#include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -172,20 +176,47 @@ TEST(HttpServerTest, AFullQueueIsRefusedWith503) {
   EXPECT_EQ(queued.get().first, 200);
 }
 
-// One group's waiting requests are bounded on their own: a third request of group "a" is refused
-// with the group's response while one of "a" runs and one waits, and group "b" still queues.
-TEST(HttpServerTest, AGroupAtItsBoundIsRefusedAndOtherGroupsStillQueue) {
-  absl::Notification release;
-  HttpServerOptions options = LocalOptions();
+// A group's admit hook runs as each of its requests arrives: here it refuses a third request of
+// group "a" at once while two are held (told the size of the body it did not read), and lets
+// requests of "a" reach a worker only when it calls `ready`, from another thread, in the order
+// it chooses; meanwhile the worker serves group "b", and each handler sees its request's hold.
+TEST(HttpServerTest, AGroupsAdmitHookRefusesAtOnceOrParksUntilReady) {
+  HttpServerOptions options = LocalOptions();  // one worker
+  std::mutex mu;
+  std::vector<std::function<void()>> readies;  // of the parked "a" requests, in arrival order
+  std::atomic<int> held{0};
   HttpServerOptions::QueueGroups groups;
   groups.group = [](const std::string&, const std::string& path) { return path.substr(1, 1); };
-  groups.max_queued = 1;
-  groups.full = [](const HttpRequest& request, const std::string& group) {
-    return HttpResponse{429, "full: " + group + " " + request.path, "text/plain"};
+  groups.admit = [&](HttpRequest* request, int64_t body_bytes, const std::string& group,
+                     std::function<void()> ready) -> std::optional<HttpResponse> {
+    if (group != "a") {
+      ready();  // at once, from inside the hook
+      return std::nullopt;
+    }
+    if (held.load() >= 2) {
+      return HttpResponse{429, "full: " + group + " " + request->path + " " +
+                                   std::to_string(body_bytes),
+                          "text/plain"};
+    }
+    ++held;
+    request->hold = std::shared_ptr<std::string>(new std::string(request->path),
+                                                 [&](std::string* p) {
+                                                   --held;
+                                                   delete p;
+                                                 });
+    std::lock_guard<std::mutex> lock(mu);
+    readies.push_back(std::move(ready));
+    return std::nullopt;
   };
   options.queue_groups = groups;
+  std::mutex order_mu;
+  std::vector<std::string> order;  // handlers, as they ran
   HttpServer server(options, [&](const HttpRequest& request) {
-    release.WaitForNotification();
+    std::lock_guard<std::mutex> lock(order_mu);
+    order.push_back(request.path);
+    if (request.hold != nullptr) {
+      EXPECT_EQ(*static_cast<std::string*>(request.hold.get()), request.path);
+    }
     return Echo(request);
   });
   ASSERT_TRUE(server.Start().ok());
@@ -194,19 +225,79 @@ TEST(HttpServerTest, AGroupAtItsBoundIsRefusedAndOtherGroupsStillQueue) {
     httplib::Result r = client.Get(path);
     return r ? std::make_pair(r->status, r->body) : std::make_pair(-1, std::string());
   };
-  auto running = std::async(std::launch::async, get, "/a1");
+  auto a1 = std::async(std::launch::async, get, "/a1");
   std::this_thread::sleep_for(milliseconds(200));
-  auto queued = std::async(std::launch::async, get, "/a2");
+  auto a2 = std::async(std::launch::async, get, "/a2");
   std::this_thread::sleep_for(milliseconds(200));
-  EXPECT_EQ(get("/a3"), std::make_pair(429, std::string("full: a /a3")));
-  auto other = std::async(std::launch::async, get, "/b1");
-  std::this_thread::sleep_for(milliseconds(200));
+  {
+    httplib::Client client("127.0.0.1", server.port());
+    httplib::Result r = client.Post("/a3", "abcde", "text/plain");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 429);
+    EXPECT_EQ(r->body, "full: a /a3 5");
+  }
+  // Parked requests hold no worker: the only worker answers "b" at once.
+  EXPECT_EQ(get("/b1"), std::make_pair(200, std::string("GET /b1 ")));
+  EXPECT_EQ(a1.wait_for(milliseconds(0)), std::future_status::timeout);
+  std::vector<std::function<void()>> ready;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    ready.swap(readies);
+  }
+  ASSERT_EQ(ready.size(), 2u);
+  std::thread([&] { ready[1](); }).join();  // the later one first
+  EXPECT_EQ(a2.get(), std::make_pair(200, std::string("GET /a2 ")));
+  EXPECT_EQ(a1.wait_for(milliseconds(100)), std::future_status::timeout);
+  std::thread([&] { ready[0](); }).join();
+  EXPECT_EQ(a1.get(), std::make_pair(200, std::string("GET /a1 ")));
+  EXPECT_EQ(order, (std::vector<std::string>{"/b1", "/a2", "/a1"}));
+  // The holds went with their handlers: the group takes new requests again.
+  EXPECT_EQ(held.load(), 0);
+}
+
+// Several event loops accept on the one port: while one loop is held up (here by an inline
+// handler that blocks it, as a loop starved of CPU would be), new connections are accepted and
+// answered by the others.
+TEST(HttpServerTest, ALoopHeldUpDoesNotHoldConnectionsTheOthersAccept) {
+  absl::Notification release;
+  HttpServerOptions options = LocalOptions();
+  options.num_io_threads = 3;
+  options.run_inline = [](const std::string&, const std::string& path) {
+    return path == "/hold" || path == "/probe";
+  };
+  HttpServer server(options, [&](const HttpRequest& request) {
+    if (request.path == "/hold") release.WaitForNotification();
+    return Echo(request);
+  });
+  ASSERT_TRUE(server.Start().ok());
+  EXPECT_EQ(server.num_io_threads(), 3);
+  auto held = std::async(std::launch::async, [&] {
+    httplib::Client client("127.0.0.1", server.port());
+    httplib::Result r = client.Get("/hold");
+    return r ? r->status : -1;
+  });
+  std::this_thread::sleep_for(milliseconds(200));  // one loop is now inside the handler
+  for (int i = 0; i < 8; ++i) {
+    const auto start = steady_clock::now();
+    httplib::Client client("127.0.0.1", server.port());
+    httplib::Result probe = client.Get("/probe");
+    ASSERT_TRUE(probe) << i;
+    EXPECT_EQ(probe->body, "GET /probe ");
+    EXPECT_LT(steady_clock::now() - start, milliseconds(2000));
+  }
   release.Notify();
-  EXPECT_EQ(running.get(), std::make_pair(200, std::string("GET /a1 ")));
-  EXPECT_EQ(queued.get(), std::make_pair(200, std::string("GET /a2 ")));
-  EXPECT_EQ(other.get(), std::make_pair(200, std::string("GET /b1 ")));
-  // Once the group's requests have left the queue, it takes new ones again.
-  EXPECT_EQ(get("/a4"), std::make_pair(200, std::string("GET /a4 ")));
+  EXPECT_EQ(held.get(), 200);
+}
+
+TEST(HttpServerTest, DefaultLoopCountIsOnePerCpuWithinItsBounds) {
+  HttpServer server(LocalOptions(), Echo);
+  ASSERT_TRUE(server.Start().ok());
+  EXPECT_GE(server.num_io_threads(), HttpServerOptions::kMinIoThreads);
+  EXPECT_LE(server.num_io_threads(), HttpServerOptions::kMaxIoThreads);
+  httplib::Client client("127.0.0.1", server.port());
+  httplib::Result r = client.Get("/x");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->body, "GET /x ");
 }
 
 TEST(HttpServerTest, BodiesOverTheLimitAre413UnreadAndTheConnectionCloses) {

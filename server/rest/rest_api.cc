@@ -269,7 +269,7 @@ const char* ApiName(const std::string& verb) {
 }  // namespace
 
 RestResponse RestApi::Dispatch(const std::string& method, const std::string& path,
-                               const std::string& body) const {
+                               const std::string& body, Admission::Ticket* ticket) const {
   const std::regex& kMethodPath = MethodPath();
   static const std::regex kInfoPath(
       "/v1/models(?:/([^/:]+))?(?:(?:/versions/(\\d+))|(?:/labels/([^/:]+)))?(?:/(metadata))?",
@@ -289,6 +289,7 @@ RestResponse RestApi::Dispatch(const std::string& method, const std::string& pat
     context.cancellation = &token;
     context.limits = &options_.limits;
     context.admission = services_.admission;
+    context.admission_ticket = ticket;
     const int depth = options_.max_json_depth;
     int64_t examples = -1;
     absl::StatusOr<std::string> result;
@@ -346,6 +347,7 @@ absl::Status RestApi::Start() {
   http.host = options_.host;
   http.port = options_.port;
   http.num_threads = options_.num_threads;
+  http.num_io_threads = options_.num_io_threads;
   http.timeout_ms = options_.timeout_ms;
   http.max_body_bytes = options_.max_body_bytes;
   http.gzip_min_bytes = options_.gzip_min_bytes;
@@ -354,39 +356,44 @@ absl::Status RestApi::Start() {
   http.error_response = [](const std::string& message) {
     return ErrorResponse(absl::UnavailableError(message));
   };
-  const Admission* admission = services_.admission;
+  Admission* admission = services_.admission;
   if (admission != nullptr && admission->options().max_in_flight > 0) {
-    // A model's REST requests waiting for a worker are bounded as admission control bounds
-    // those running and waiting: beyond that, an overloaded model's REST requests would queue
-    // here, unseen by admission control, for as long as the queue is (16 per worker).
-    const AdmissionOptions& bounds = admission->options();
+    // A model's REST request takes its place in the model's admission line as it arrives, as a
+    // gRPC call does, and goes to a worker only once a slot is its: one line per model in
+    // arrival order whatever the protocol, no worker held by a request that waits, and a model
+    // at capacity answered 429 at once, its body unparsed.
     HttpServerOptions::QueueGroups groups;
-    groups.max_queued = bounds.max_in_flight + bounds.max_queued;
     groups.group = [this](const std::string& method, const std::string& path) {
       std::smatch m;
       if (method != "POST" || !std::regex_match(path, m, MethodPath())) return std::string();
       std::string model = m[1];
       return services_.manager->HasModel(model) ? model : std::string();  // a bounded set
     };
-    groups.full = [this, max = groups.max_queued](const HttpRequest& request,
-                                                  const std::string& model) {
+    groups.admit = [this, admission](HttpRequest* request, int64_t body_bytes,
+                                     const std::string& model,
+                                     std::function<void()> ready) -> std::optional<RestResponse> {
+      absl::StatusOr<Admission::Ticket> ticket = admission->Reserve(model, ready);
+      if (ticket.ok()) {
+        const bool granted = ticket->granted();
+        request->hold = std::make_shared<Admission::Ticket>(*std::move(ticket));
+        if (granted) ready();
+        return std::nullopt;
+      }
       std::smatch m;
-      std::regex_match(request.path, m, MethodPath());
+      std::regex_match(request->path, m, MethodPath());
       RequestMetrics metrics(services_.metrics, ApiName(m[4]), Protocol::kRest, model,
                              services_.manager);
-      const absl::Status status = absl::ResourceExhaustedError(absl::StrCat(
-          "model ", model, " is at capacity: ", max,
-          " REST requests are waiting for a worker (--max_inflight_requests_per_model + "
-          "--max_queued_requests_per_model); retry later"));
-      RestResponse response = ErrorResponse(status);
-      metrics.Finish(status, RequestContext(), request.body.size(), response.body.size());
+      RestResponse response = ErrorResponse(ticket.status());
+      metrics.Finish(ticket.status(), RequestContext(), body_bytes, response.body.size());
       return response;
     };
     http.queue_groups = std::move(groups);
   }
   auto server = std::make_unique<HttpServer>(
       std::move(http), [this](const HttpRequest& request) {
-        return Dispatch(request.method, request.path, request.body);
+        // The admission ticket taken on arrival, if any (queue_groups.admit).
+        return Dispatch(request.method, request.path, request.body,
+                        static_cast<Admission::Ticket*>(request.hold.get()));
       });
   TENSORD_RETURN_IF_ERROR(server->Start());
   server_ = std::move(server);

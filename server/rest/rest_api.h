@@ -46,6 +46,8 @@ struct RestApiOptions {
   std::string host = "0.0.0.0";
   int port = 8501;       // 0: pick a free port (see RestApi::port()).
   int num_threads = 0;   // workers running requests; 0: 4 × hardware threads.
+  // Event loops doing the socket I/O; 0: one per CPU available, 4 to 16 (HttpServerOptions).
+  int num_io_threads = 0;
   // Idle-connection timeout, and the deadline of inference calls.
   int timeout_ms = 30000;
   // Where the Prometheus exposition is served (TF Serving's MonitoringConfig path); empty = not
@@ -95,9 +97,10 @@ class RestApi {
   int port() const { return server_ != nullptr ? server_->port() : 0; }
 
   // Routing without HTTP, for tests and other transports. `path` excludes the query string.
-  // Thread-safe.
+  // `ticket`: the request's place in its model's admission line, taken on arrival (used up by
+  // an inference call); null = it joins the line when it gets there. Thread-safe.
   RestResponse Dispatch(const std::string& method, const std::string& path,
-                        const std::string& body) const;
+                        const std::string& body, Admission::Ticket* ticket = nullptr) const;
 
  private:
   const RestApiOptions options_;

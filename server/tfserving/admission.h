@@ -7,14 +7,24 @@
 //   TENSORD_ASSIGN_OR_RETURN(Admission::Slot slot, admission.Admit("mlp", &token));
 //   ... run ...   // the slot is released when `slot` goes
 //
-// Waiting requests take free slots in arrival order. Models are keyed by name; the caller
-// admits only names of configured models, so the per-model state stays bounded. Thread-safe.
+// A request that has no thread to wait on (a REST request read by an event loop) takes its place
+// in line with Reserve and is given a slot in its turn, and told; its thread then takes the slot
+// with Admit: one line per model, in arrival order, whatever the protocol, and no thread held
+// while a request waits.
+//
+//   Admission::Ticket ticket = *admission.Reserve("mlp", [] { /* queue it for a worker */ });
+//   ... on the worker, once told ...
+//   TENSORD_ASSIGN_OR_RETURN(Admission::Slot slot, admission.Admit("mlp", &token, &ticket));
+//
+// Models are keyed by name; the caller admits only names of configured models, so the
+// per-model state stays bounded. Thread-safe.
 #ifndef TENSORD_SERVER_TFSERVING_ADMISSION_H_
 #define TENSORD_SERVER_TFSERVING_ADMISSION_H_
 
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -37,6 +47,7 @@ struct AdmissionOptions {
 class Admission {
  private:
   struct Model;
+  struct Waiter;
 
  public:
   explicit Admission(AdmissionOptions options) : options_(options) {}
@@ -61,20 +72,66 @@ class Admission {
     Model* model_ = nullptr;
   };
 
+  // A place in a model's line taken by Reserve, then a slot once granted. Destroyed unused,
+  // it leaves the line or releases its slot. Must not outlive the Admission. Empty
+  // (default-constructed, and granted) when there is no limit.
+  class Ticket {
+   public:
+    Ticket() = default;
+    Ticket(Ticket&& other) noexcept;
+    Ticket& operator=(Ticket&& other) noexcept;
+    ~Ticket();
+    // Whether a slot is this ticket's (Admit with it then returns at once).
+    bool granted() const;
+
+   private:
+    friend class Admission;
+    void Drop();
+    Admission* owner_ = nullptr;
+    Model* model_ = nullptr;
+    std::string name_;
+    // In model_->waiting until granted; then waiter_->granted, and the slot is counted.
+    std::unique_ptr<Waiter> waiter_;
+  };
+
   // A slot for a request of `model`, after waiting in line when all are busy.
   // RESOURCE_EXHAUSTED when the line is full; the token's status (DEADLINE_EXCEEDED,
   // CANCELLED) when it fires while waiting. `token` may be null (wait without a deadline).
-  absl::StatusOr<Slot> Admit(const std::string& model, const CancellationToken* token);
+  // With a `ticket` of `model` (used up either way): its slot at once when granted, else the
+  // wait goes on from the ticket's place in line.
+  absl::StatusOr<Slot> Admit(const std::string& model, const CancellationToken* token,
+                             Ticket* ticket = nullptr);
+
+  // A place in `model`'s line for a request that will call Admit when told to.
+  // RESOURCE_EXHAUSTED when the model's requests running and waiting already number
+  // max_in_flight + max_queued. Granted at once when a slot is free and nobody waits (then
+  // `on_granted` is not called: see Ticket::granted); otherwise `on_granted` runs once when
+  // the slot is given, on the thread that freed it and with admission's lock held, so it must
+  // be quick and must not call into this Admission (nor destroy the ticket). The slot is held
+  // from then on, also while the request is prepared (a REST body parsed).
+  absl::StatusOr<Ticket> Reserve(const std::string& model, std::function<void()> on_granted);
 
   const AdmissionOptions& options() const { return options_; }
 
  private:
+  // A request in line: one whose thread waits in Admit (woken alone when the slot is its), or
+  // a ticket's (given the slot, and on_granted run, when its turn comes).
+  struct Waiter {
+    bool claimed = false;  // a thread waits in Admit
+    bool granted = false;  // a ticket's, given its slot
+    std::function<void()> on_granted;
+    std::condition_variable turn;
+  };
   struct Model {
     int running = 0;
-    std::deque<const void*> waiting;  // arrival order; each waiter's own address
-    std::condition_variable freed;
+    std::deque<Waiter*> waiting;  // arrival order
   };
+  Model* ModelLocked(const std::string& name);  // mu_ held
+  absl::Status AtCapacity(const std::string& name, const Model& model) const;
   void Release(Model* model);
+  // Hands free slots on in line order: grants tickets at the front, wakes a waiting thread at
+  // the front; mu_ held.
+  void GrantNext(Model* model);
 
   const AdmissionOptions options_;
   std::mutex mu_;

@@ -489,7 +489,8 @@ absl::Status PredictOn(const ServableHandle& handle, const serving::PredictReque
 absl::StatusOr<Admission::Slot> AdmitRequest(const ServableHandle& handle,
                                              RequestContext* context) {
   if (context == nullptr || context->admission == nullptr) return Admission::Slot();
-  return context->admission->Admit(handle.name, context->cancellation);
+  return context->admission->Admit(handle.name, context->cancellation,
+                                   context->admission_ticket);
 }
 
 absl::Status HandlePredict(const ModelManager& manager, const serving::PredictRequest& request,

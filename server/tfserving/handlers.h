@@ -37,6 +37,9 @@ struct RequestContext {
   // Per-model bounds on running and waiting requests, applied once the model is resolved;
   // null = none. Not owned.
   Admission* admission = nullptr;
+  // The request's place in admission's line, taken when it arrived (REST); null = none. Used
+  // up by AdmitRequest. Not owned.
+  Admission::Ticket* admission_ticket = nullptr;
   // Filled in by the handler as far as it got (version -1 = not resolved).
   std::string model;
   int64_t version = -1;

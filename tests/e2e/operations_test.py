@@ -187,6 +187,16 @@ def test_drain_timeout_bounds_shutdown(slow_server):
     assert "error" in result, "the 6 s request should have been cut off"
 
 
+def _refused_at_once(server):
+    """The details of RESOURCE_EXHAUSTED for a 1-row Predict, which must come at once."""
+    start = time.time()
+    with pytest.raises(grpc.RpcError) as e:
+        server.predict.Predict(_request(1), timeout=60)
+    assert time.time() - start < 1.0  # refused, not queued
+    assert e.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    return e.value.details()
+
+
 def test_admission_control_refuses_what_does_not_fit(slow_server):
     """One request runs and one waits; a third is refused at once over gRPC and REST, a waiting
     request whose deadline passes never runs, and the model serves again once it is free."""
@@ -197,13 +207,9 @@ def test_admission_control_refuses_what_does_not_fit(slow_server):
     time.sleep(0.3)
     waiting = server.predict.Predict.future(_request(1), timeout=60)
     time.sleep(0.3)
-    start = time.time()
-    with pytest.raises(grpc.RpcError) as e:
-        server.predict.Predict(_request(1), timeout=60)
-    assert time.time() - start < 1.0  # refused, not queued
-    assert e.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
-    assert "model slow is at capacity" in e.value.details()
-    assert "--max_inflight_requests_per_model=1" in e.value.details()
+    details = _refused_at_once(server)
+    assert "model slow is at capacity" in details
+    assert "--max_inflight_requests_per_model=1" in details
     body = json.dumps({"instances": [[0.5] * 512]}).encode()
     request = urllib.request.Request(server.rest_url + "/v1/models/slow:predict", data=body)
     with pytest.raises(urllib.error.HTTPError) as http_error:
@@ -228,6 +234,43 @@ def test_admission_control_refuses_what_does_not_fit(slow_server):
     ran = _runtime_seconds(server) - before
     one_big = _timed(server, rows)
     assert ran < 1.5 * one_big, (ran, one_big)  # the expired request never ran
+
+
+def test_rest_and_grpc_wait_in_one_admission_line(slow_server):
+    """A REST request takes its place in its model's admission line as it arrives and holds no
+    REST worker while it waits: with one request running and two REST requests waiting, the
+    line is full and a gRPC request is refused at once, the only REST worker still answers a
+    status request, and the REST requests then run in their turn."""
+    server = slow_server(["--max_inflight_requests_per_model=1",
+                          "--max_queued_requests_per_model=2", "--rest_api_num_threads=1"])
+    rows = _rows_for(server, 6.0)
+    running = server.predict.Predict.future(_request(rows), timeout=60)
+    time.sleep(0.3)
+    body = json.dumps({"instances": [[0.5] * 512]}).encode()
+    answers = []
+
+    def rest():
+        request = urllib.request.Request(server.rest_url + "/v1/models/slow:predict", data=body)
+        with urllib.request.urlopen(request, timeout=60) as reply:
+            answers.append(json.loads(reply.read())["predictions"])
+
+    callers = [threading.Thread(target=rest) for _ in range(2)]
+    for caller in callers:
+        caller.start()
+        time.sleep(0.3)
+    details = _refused_at_once(server)
+    assert "1 requests running" in details and "2 waiting" in details, details
+    start = time.time()
+    status, _ = server.http_get("/v1/models/slow")
+    # Not held for the rest of the 6 s run (a loaded 2-core machine answers within 2 s).
+    assert status == 200 and time.time() - start < 2.0
+    big = tf.make_ndarray(running.result().outputs["y"])
+    for caller in callers:
+        caller.join(timeout=60)
+    assert len(answers) == 2
+    # rtol 1e-4 as above: a 1-row product takes the small-matrix kernel.
+    np.testing.assert_allclose(np.array(answers, np.float32).ravel(), np.full(2, big[0]),
+                               rtol=1e-4, atol=1e-6)
 
 
 def test_slow_rest_client_does_not_hold_shutdown(slow_server):
