@@ -45,15 +45,18 @@ struct HttpServer::Loop {
   std::vector<std::unique_ptr<Job>> replies;  // guarded by mu; finished, to be written
 };
 
+namespace {
+struct EvbufferFree {
+  void operator()(evbuffer* buffer) const { evbuffer_free(buffer); }
+};
+}  // namespace
+
 struct HttpServer::Job {
-  ~Job() {
-    if (body != nullptr) evbuffer_free(body);
-  }
   Loop* loop = nullptr;               // the loop that read the request and writes its reply
   evhttp_request* request = nullptr;  // owned by evhttp; touched only on the loop's thread
-  evbuffer* body = nullptr;  // the request body's chains, moved off the loop, copied by a worker
+  // The request body's chains, moved off the loop; a worker copies them into input.body.
+  std::unique_ptr<evbuffer, EvbufferFree> body;
   HttpRequest input;
-  std::string group;  // options.queue_groups' group; "" = none
   bool accepts_gzip = false;
   HttpResponse response;
 };
@@ -243,12 +246,9 @@ void AppendBody(evbuffer* buffer, std::string* out) {
 
 // The chains of a request's body, moved without a copy into a buffer of their own (a worker
 // copies them out, off the loop); null when out of memory.
-evbuffer* TakeBody(evbuffer* in) {
-  evbuffer* body = evbuffer_new();
-  if (body != nullptr && evbuffer_add_buffer(body, in) != 0) {
-    evbuffer_free(body);
-    return nullptr;
-  }
+std::unique_ptr<evbuffer, EvbufferFree> TakeBody(evbuffer* in) {
+  std::unique_ptr<evbuffer, EvbufferFree> body(evbuffer_new());
+  if (body != nullptr && evbuffer_add_buffer(body.get(), in) != 0) body.reset();
   return body;
 }
 
@@ -417,8 +417,9 @@ void HttpServer::OnRequest(evhttp_request* request, void* loop_arg) {
                                 ? server->options_.max_queued_requests
                                 : 16 * server->workers_.size();
   const auto& groups = server->options_.queue_groups;
-  if (groups.has_value()) job->group = groups->group(job->input.method, job->input.path);
-  const bool admits = !job->group.empty() && groups->admit;
+  const std::string group =
+      groups.has_value() ? groups->group(job->input.method, job->input.path) : std::string();
+  const bool admits = !group.empty() && groups->admit;
   uint64_t id = 0;
   {
     std::lock_guard<std::mutex> lock(server->mu_);
@@ -432,7 +433,7 @@ void HttpServer::OnRequest(evhttp_request* request, void* loop_arg) {
   if (job->body == nullptr) return refuse("Out of memory for the request body");
   if (admits) {
     std::optional<HttpResponse> refused = groups->admit(
-        &job->input, body_bytes, job->group, [server, id] { server->Resume(id); });
+        &job->input, body_bytes, group, [server, id] { server->Resume(id); });
     if (refused.has_value()) {
       server->Reply(request, *std::move(refused), /*gzip=*/false, /*close=*/false);
       return;
@@ -459,9 +460,8 @@ void HttpServer::WorkerLoop() {
       ++running_;
     }
     if (job->body != nullptr) {
-      AppendBody(job->body, &job->input.body);
-      evbuffer_free(job->body);
-      job->body = nullptr;
+      AppendBody(job->body.get(), &job->input.body);
+      job->body.reset();
     }
     job->response = handler_(job->input);
     job->input.hold.reset();
@@ -607,6 +607,7 @@ void HttpServer::Stop() {
   unrun.clear();
   unready.clear();
   {
+    // Destroying the parked jobs' holds may have granted, and so readied, others meanwhile.
     std::lock_guard<std::mutex> lock(mu_);
     ready_early_.clear();
   }

@@ -372,11 +372,10 @@ absl::Status RestApi::Start() {
     groups.admit = [this, admission](HttpRequest* request, int64_t body_bytes,
                                      const std::string& model,
                                      std::function<void()> ready) -> std::optional<RestResponse> {
-      absl::StatusOr<Admission::Ticket> ticket = admission->Reserve(model, ready);
+      // `ready` may run before Reserve returns: the server then queues the request at once.
+      absl::StatusOr<Admission::Ticket> ticket = admission->Reserve(model, std::move(ready));
       if (ticket.ok()) {
-        const bool granted = ticket->granted();
         request->hold = std::make_shared<Admission::Ticket>(*std::move(ticket));
-        if (granted) ready();
         return std::nullopt;
       }
       std::smatch m;

@@ -109,7 +109,10 @@ void Admission::GrantNext(Model* model) {
 
 absl::StatusOr<Admission::Ticket> Admission::Reserve(const std::string& name,
                                                      std::function<void()> on_granted) {
-  if (options_.max_in_flight <= 0) return Ticket();
+  if (options_.max_in_flight <= 0) {
+    on_granted();
+    return Ticket();
+  }
   std::lock_guard<std::mutex> lock(mu_);
   Model* model = ModelLocked(name);
   if (model->running + static_cast<int64_t>(model->waiting.size()) >=
@@ -124,6 +127,7 @@ absl::StatusOr<Admission::Ticket> Admission::Reserve(const std::string& name,
   if (model->running < options_.max_in_flight && model->waiting.empty()) {
     ++model->running;
     ticket.waiter_->granted = true;
+    on_granted();
   } else {
     ticket.waiter_->on_granted = std::move(on_granted);
     model->waiting.push_back(ticket.waiter_.get());

@@ -104,9 +104,9 @@ class Admission {
 
   // A place in `model`'s line for a request that will call Admit when told to.
   // RESOURCE_EXHAUSTED when the model's requests running and waiting already number
-  // max_in_flight + max_queued. Granted at once when a slot is free and nobody waits (then
-  // `on_granted` is not called: see Ticket::granted); otherwise `on_granted` runs once when
-  // the slot is given, on the thread that freed it and with admission's lock held, so it must
+  // max_in_flight + max_queued. `on_granted` runs once, when the ticket is given its slot:
+  // before Reserve returns when a slot is free and nobody waits (or there is no limit), else
+  // later on the thread that freed the slot. Either way with admission's lock held, so it must
   // be quick and must not call into this Admission (nor destroy the ticket). The slot is held
   // from then on, also while the request is prepared (a REST body parsed).
   absl::StatusOr<Ticket> Reserve(const std::string& model, std::function<void()> on_granted);

@@ -169,11 +169,12 @@ TEST(AdmissionTest, WaitingWithAnUngrantedTicketKeepsItsPlace) {
 // hands its slot to the next in line and a waiting one frees its place.
 TEST(AdmissionTest, TicketsCountAgainstTheBoundsUntilDropped) {
   Admission admission(AdmissionOptions{.max_in_flight = 1, .max_queued = 1});
-  std::atomic<int> second_told{0};
-  absl::StatusOr<Admission::Ticket> first = admission.Reserve("m", [] {});
+  std::atomic<int> first_told{0}, second_told{0};
+  absl::StatusOr<Admission::Ticket> first = admission.Reserve("m", [&] { ++first_told; });
   absl::StatusOr<Admission::Ticket> second = admission.Reserve("m", [&] { ++second_told; });
   ASSERT_TRUE(first.ok() && second.ok());
-  EXPECT_TRUE(first->granted());  // a free slot and nobody waiting
+  EXPECT_TRUE(first->granted());  // a free slot and nobody waiting: told before Reserve returned
+  EXPECT_EQ(first_told.load(), 1);
   EXPECT_FALSE(second->granted());
   EXPECT_EQ(second_told.load(), 0);
   absl::StatusOr<Admission::Ticket> third = admission.Reserve("m", [] {});
