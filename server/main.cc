@@ -389,8 +389,8 @@ absl::StatusOr<tensord::ServerOptions> OptionsFromFlags() {
         "(server_options.tensorflow_intra_op_parallelism, "
         "server_options.tensorflow_inter_op_parallelism), not both.");
   }
-  manager.load.session.intra_op_threads = intra > 0 || inter > 0 ? intra : session;
-  manager.load.session.inter_op_threads = intra > 0 || inter > 0 ? inter : session;
+  options.devices.intra_op_threads = intra > 0 || inter > 0 ? intra : session;
+  options.devices.inter_op_threads = intra > 0 || inter > 0 ? inter : session;
   manager.load.tags.clear();
   for (absl::string_view tag : absl::StrSplit(absl::GetFlag(FLAGS_saved_model_tags), ',',
                                               absl::SkipWhitespace())) {

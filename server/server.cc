@@ -63,8 +63,10 @@ bool HasArgument(const ServerOptions& options, const std::string& key) {
 
 }  // namespace
 
-Server::Server(ServerOptions options) : options_(std::move(options)) {
+Server::Server(ServerOptions options)
+    : options_(std::move(options)), devices_(std::make_unique<DeviceSet>(options_.devices)) {
   ModelManagerOptions manager_options = options_.manager;
+  manager_options.load.session.devices = devices_.get();
   manager_options.metrics = &ServingMetrics::Global();
   if (options_.enable_model_warmup) {
     WarmupOptions warmup;

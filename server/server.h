@@ -28,6 +28,7 @@
 #include "absl/time/time.h"
 #include "server/batching/batching_options.h"
 #include "protos/serving/ssl_config.pb.h"
+#include "runtime/framework/device_set.h"
 #include "server/model/model_manager.h"
 #include "server/tfserving/admission.h"
 #include "server/tfserving/request_limits.h"
@@ -93,7 +94,10 @@ struct ServerOptions {
   int model_config_file_poll_seconds = 0;
   int file_system_poll_seconds = 1;       // version-directory rescans; 0 = only at startup
 
-  ModelManagerOptions manager;  // its on_loaded, make_runner and metrics are set by the server
+  // The process's devices (--tensorflow_intra_op_parallelism and friends): built once by the
+  // server and shared by every model version's session.
+  DeviceSetOptions devices;
+  ModelManagerOptions manager;  // its on_loaded, make_runner, metrics and devices are set by the server
   // Request batching for Predict (--enable_batching): every model with these settings, unless
   // per_model_batching, where only versions with a batching_params.pbtxt are batched (with
   // theirs) and these settings only size the shared thread pool. Models whose signatures write
@@ -131,6 +135,7 @@ class Server {
   void PollConfigFile();
 
   ServerOptions options_;
+  std::unique_ptr<DeviceSet> devices_;  // before the manager: its sessions borrow the devices
   std::unique_ptr<BatchScheduler> batch_scheduler_;  // declared before the manager: outlives it
   std::unique_ptr<ModelManager> manager_;
   std::unique_ptr<ServerHealth> health_;

@@ -3,6 +3,8 @@
 // reference edges, errors, and concurrent runs.
 #include <atomic>
 #include <thread>
+#include <map>
+#include <memory>
 
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
@@ -162,10 +164,17 @@ NodeDef* AddConst(GraphDef* g, const std::string& name, float v) {
   return n;
 }
 
+// One device set per inter-op pool size, shared by the tests' sessions as the server's are.
+DeviceSet* DevicesWithInterOpThreads(int inter_op) {
+  static auto* sets = new std::map<int, std::unique_ptr<DeviceSet>>();
+  auto& set = (*sets)[inter_op];
+  if (set == nullptr) set = std::make_unique<DeviceSet>(DeviceSetOptions{1, inter_op});
+  return set.get();
+}
+
 std::unique_ptr<Session> MakeSession(GraphDef g, int inter_op = 2) {
   SessionOptions options;
-  options.inter_op_threads = inter_op;
-  options.intra_op_threads = 1;
+  options.devices = DevicesWithInterOpThreads(inter_op);
   auto s = NewSession(std::move(g), options);
   EXPECT_TRUE(s.ok()) << s.status();
   return std::move(*s);

@@ -1,5 +1,6 @@
 // The Session implementation over one flat GraphDef: caches an ExecutionPlan per
-// feed/fetch/target combination and owns the resources and thread pools its runs share.
+// feed/fetch/target combination and owns the resources its runs share; the devices (and
+// their thread pools) are borrowed.
 #include <algorithm>
 #include <map>
 #include <memory>
@@ -9,7 +10,6 @@
 #include "runtime/exec/executor.h"
 #include "runtime/exec/session.h"
 #include "runtime/util/status_macros.h"
-#include "unsupported/Eigen/CXX11/ThreadPool"
 
 namespace tensord {
 namespace {
@@ -22,14 +22,12 @@ class GraphSession : public Session {
       : graph_(std::move(graph)),
         resources_(resources != nullptr ? std::move(resources)
                                          : std::make_shared<ResourceMgr>()),
-        constants_(std::move(constants)),
-        cpu_(CpuDevice::Options{options.intra_op_threads}) {
-    const int inter = options.inter_op_threads > 0 ? options.inter_op_threads
-                                                   : std::min(4, AvailableCpus());
-    if (inter > 1) inter_op_pool_ = std::make_unique<Eigen::ThreadPool>(inter);
+        constants_(std::move(constants)) {
+    DeviceSet& devices =
+        options.devices != nullptr ? *options.devices : DeviceSet::ProcessDefault();
     env_.resource_mgr = resources_.get();
-    env_.cpu = &cpu_;
-    env_.inter_op_pool = inter_op_pool_.get();
+    env_.cpu = devices.cpu();
+    env_.inter_op_pool = devices.cpu()->inter_op_pool();
   }
 
   absl::Status Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
@@ -69,8 +67,6 @@ class GraphSession : public Session {
   const ::tensorflow::GraphDef graph_;
   std::shared_ptr<ResourceMgr> resources_;
   std::shared_ptr<const ConstantTable> constants_;
-  CpuDevice cpu_;
-  std::unique_ptr<Eigen::ThreadPool> inter_op_pool_;
   ExecutionEnv env_;
   absl::Mutex mu_;
   std::map<std::string, std::unique_ptr<ExecutionPlan>> plans_;

@@ -19,16 +19,17 @@
 #include "absl/status/statusor.h"
 #include "protos/tensorflow/graph.pb.h"
 #include "runtime/framework/cancellation.h"
+#include "runtime/framework/device_set.h"
 #include "runtime/framework/resource.h"
 #include "runtime/framework/tensor.h"
 
 namespace tensord {
 
 struct SessionOptions {
-  // Threads running independent graph nodes concurrently; 0 = min(4, AvailableCpus()).
-  int inter_op_threads = 0;
-  // Threads inside one kernel; 0 = AvailableCpus() (cgroup quota aware).
-  int intra_op_threads = 0;
+  // The devices the session runs on, borrowed: must outlive the session. Null: the process's
+  // default set (DeviceSet::ProcessDefault()). Sessions given the same set share its thread
+  // pools.
+  DeviceSet* devices = nullptr;
 };
 
 // Per-run settings.

@@ -44,10 +44,19 @@ int AvailableCpus() {
   return std::max(cpus, 1);
 }
 
+Device::Device(DeviceType type, int index)
+    : type_(type), index_(index),
+      name_(std::string("/device:") + DeviceTypeName(type) + ":" + std::to_string(index)) {}
+
 CpuDevice::CpuDevice(Options options)
-    : num_threads_(options.intra_op_threads > 0 ? options.intra_op_threads : AvailableCpus()),
+    : Device(DeviceType::kCpu, 0),
+      num_threads_(options.intra_op_threads > 0 ? options.intra_op_threads : AvailableCpus()),
       pool_(std::make_unique<Eigen::ThreadPool>(std::max(1, num_threads_ - 1))),
-      eigen_device_(std::make_unique<Eigen::ThreadPoolDevice>(pool_.get(), num_threads_)) {}
+      eigen_device_(std::make_unique<Eigen::ThreadPoolDevice>(pool_.get(), num_threads_)) {
+  const int inter = options.inter_op_threads > 0 ? options.inter_op_threads
+                                                 : std::min(4, AvailableCpus());
+  if (inter > 1) inter_op_pool_ = std::make_unique<Eigen::ThreadPool>(inter);
+}
 
 CpuDevice::~CpuDevice() = default;
 

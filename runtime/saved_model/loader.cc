@@ -358,9 +358,11 @@ absl::StatusOr<std::unique_ptr<SavedModelBundle>> SavedModelBundle::LoadAndOptim
       bundle->hoisted_reads_ += HoistLoopInvariantReads(function, ops);
     });
     bundle->hoisted_reads_ += HoistLoopInvariantReads(&graph, ops);
+    ServingOptimizerOptions optimizer_options;
+    optimizer_options.devices = options.session.devices;
     TENSORD_ASSIGN_OR_RETURN(
         ServingOptimization optimized,
-        OptimizeForServing(graph, io, ops, bundle->session_.get(), ServingOptimizerOptions()));
+        OptimizeForServing(graph, io, ops, bundle->session_.get(), optimizer_options));
     bundle->frozen_variables_ = optimized.frozen_variables;
     bundle->folded_nodes_ = optimized.folded_nodes;
     bundle->has_mutable_state_ = optimized.written_variables > 0;

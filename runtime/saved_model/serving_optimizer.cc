@@ -63,7 +63,11 @@ class Optimizer {
  public:
   Optimizer(const GraphDef& graph, const OpRegistry& ops, Session* session,
             const ServingOptimizerOptions& options)
-      : graph_(graph), ops_(ops), session_(session), options_(options) {
+      : graph_(graph),
+        ops_(ops),
+        session_(session),
+        options_(options),
+        cpu_((options.devices != nullptr ? *options.devices : DeviceSet::ProcessDefault()).cpu()) {
     for (int i = 0; i < graph.node_size(); ++i) by_name_[graph.node(i).name()] = i;
   }
 
@@ -247,7 +251,7 @@ class Optimizer {
     if (!kernel.ok()) return absl::OkStatus();
     params.num_outputs = *num_outputs;
     params.resource_mgr = &scratch_resources_;
-    params.eigen_cpu_device = &cpu_.eigen_device();
+    params.eigen_cpu_device = &cpu_->eigen_device();
     OpKernelContext ctx(std::move(params));
     if (!(*kernel)->Compute(&ctx).ok()) return absl::OkStatus();
     std::vector<Tensor> values;
@@ -276,7 +280,7 @@ class Optimizer {
   ServingOptimization result_;
   absl::flat_hash_map<std::string, Tensor> const_values_;
   ResourceMgr scratch_resources_;
-  CpuDevice cpu_{CpuDevice::Options{}};
+  const CpuDevice* cpu_;
 };
 
 }  // namespace

@@ -41,6 +41,8 @@ struct ServingOptimizerOptions {
   // Folded outputs larger than this many elements stay computed at run time (a small graph
   // expression such as Fill or Tile can produce a huge tensor).
   int64_t max_folded_elements = int64_t{1} << 22;
+  // Where folded nodes compute, borrowed; null: the process's default set.
+  DeviceSet* devices = nullptr;
 };
 
 struct ServingOptimization {

@@ -1,5 +1,7 @@
 #include "server/model/model_manager.h"
 
+#include "runtime/framework/device_set.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -431,6 +433,66 @@ TEST(ModelManagerTest, RetryServesAVersionRepairedOnDisk) {
   auto handle = manager.GetServable("m", std::nullopt);
   ASSERT_TRUE(handle.ok()) << handle.status();
   EXPECT_EQ(handle->version, 2);
+}
+
+int ThreadsOfThisProcess() {
+  int threads = 0;
+  for (const auto& entry : fs::directory_iterator("/proc/self/task")) {
+    (void)entry;
+    ++threads;
+  }
+  return threads;
+}
+
+TEST(ModelManagerTest, VersionsShareTheDevicesThreads) {
+  fs::path base = MakeBase("shared_devices");
+  LinkGood(base, "1");
+  LinkGood(base, "2");
+  LinkGood(base, "3");
+  DeviceSet devices(DeviceSetOptions{2, 2});
+  const int with_devices = ThreadsOfThisProcess();
+  ModelManagerOptions options = NoRetries();
+  options.load.session.devices = &devices;
+  ModelManager manager(options);
+  ASSERT_TRUE(manager.AddModel({"one", base.string(), VersionPolicy::kLatest}).ok());
+  ASSERT_EQ(SettledStatus(manager, "one").size(), 1u);
+  const int one_version = ThreadsOfThisProcess();
+  // Loading runs and folds on the device set's pools: the manager adds no threads of its own
+  // once a load has finished.
+  EXPECT_EQ(one_version, with_devices);
+
+  ASSERT_TRUE(manager.AddModel({"all", base.string(), VersionPolicy::kAll}).ok());
+  ASSERT_TRUE(manager.AddModel({"again", base.string(), VersionPolicy::kAll}).ok());
+  const auto all = SettledStatus(manager, "all");
+  ASSERT_EQ(all.size(), 3u);
+  for (const auto& status : all) EXPECT_EQ(status.state, VersionState::kAvailable);
+  ASSERT_EQ(SettledStatus(manager, "again").size(), 3u);
+  // Seven loaded versions, and not one thread more than one version had.
+  EXPECT_EQ(ThreadsOfThisProcess(), one_version);
+
+  auto handle = manager.GetServable("all", 2);
+  ASSERT_TRUE(handle.ok()) << handle.status();
+  std::map<std::string, Tensor> inputs;
+  Tensor features(DT_FLOAT, TensorShape({1, 16}));
+  for (int i = 0; i < 16; ++i) features.data<float>()[i] = 0.1f * static_cast<float>(i);
+  inputs.emplace("features", features);
+  auto outputs = handle->bundle->RunSignature("serving_default", inputs);
+  ASSERT_TRUE(outputs.ok()) << outputs.status();
+  auto other = manager.GetServable("one", std::nullopt);
+  ASSERT_TRUE(other.ok()) << other.status();
+  auto expected = other->bundle->RunSignature("serving_default", inputs);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  // The same model on the same pools: the same bits.
+  ASSERT_EQ(outputs->size(), expected->size());
+  for (const auto& [alias, tensor] : *expected) {
+    const Tensor& got = outputs->at(alias);
+    ASSERT_EQ(got.NumElements(), tensor.NumElements()) << alias;
+    ASSERT_GT(got.NumElements(), 0) << alias;
+    for (int64_t i = 0; i < tensor.NumElements(); ++i) {
+      EXPECT_EQ(got.data<float>()[i], tensor.data<float>()[i]) << alias << "[" << i << "]";
+    }
+  }
+  EXPECT_EQ(ThreadsOfThisProcess(), one_version);
 }
 
 }  // namespace

@@ -7,7 +7,7 @@
 //
 // EXPORT_DIR is a SavedModel directory. --inputs are timed one run at a time for latency
 // percentiles; --batch_inputs (optional, usually the same rows tiled to batch 32) are timed for
-// throughput. Thread counts of 0 keep SessionOptions' defaults. The Python driver
+// throughput. Thread counts of 0 keep CpuDevice::Options' defaults. The Python driver
 // (run_bench.py) writes the .npy files and measures TensorFlow, ONNX Runtime and OpenVINO on the
 // same bytes.
 //
@@ -33,6 +33,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "clients/common/npy.h"
+#include "runtime/framework/device_set.h"
 #include "runtime/saved_model/loader.h"
 #include "runtime/util/json.h"
 #include "runtime/util/process_setup.h"
@@ -163,11 +164,12 @@ int Main(int argc, char** argv) {
   Flags flags;
   std::string error;
   if (!ParseFlags(argc, argv, &flags, &error)) return Fail(error);
+  // Made before the load, as the server makes its devices at startup.
+  DeviceSet devices(DeviceSetOptions{flags.intra_op_threads, flags.inter_op_threads});
   json::Value rss = json::Value::Object();
   rss.Set("before_load_mb", json::Value::Number(ProcStatusMb("VmRSS")));
   LoadOptions options;
-  options.session.intra_op_threads = flags.intra_op_threads;
-  options.session.inter_op_threads = flags.inter_op_threads;
+  options.session.devices = &devices;
   const auto load_start = Clock::now();
   auto bundle = SavedModelBundle::Load(flags.export_dir, options);
   if (!bundle.ok()) return Fail(std::string(bundle.status().message()));

@@ -1,0 +1,25 @@
+#include "runtime/framework/device_set.h"
+
+namespace tensord {
+
+DeviceSet::DeviceSet(const DeviceSetOptions& options)
+    : cpu_(std::make_unique<CpuDevice>(
+          CpuDevice::Options{options.intra_op_threads, options.inter_op_threads})) {
+  devices_.push_back(cpu_.get());
+}
+
+DeviceSet::~DeviceSet() = default;
+
+DeviceSet& DeviceSet::ProcessDefault() {
+  static DeviceSet* const devices = new DeviceSet(DeviceSetOptions());
+  return *devices;
+}
+
+Device* DeviceSet::Find(absl::string_view name) const {
+  for (Device* device : devices_) {
+    if (device->name() == name) return device;
+  }
+  return nullptr;
+}
+
+}  // namespace tensord

@@ -1,0 +1,51 @@
+// DeviceSet: the devices of a process, built once at startup and borrowed by every session.
+//
+// The server and the benchmark make one from their thread flags and pass it to every model
+// load; tensorctl and tests use ProcessDefault(). Every model version's session then runs on
+// the same CPU pools: loading more models or versions adds no threads. It holds the CPU device
+// today; GPU devices join it here.
+//
+// Thread safety: immutable after construction; the devices are thread-safe. Must outlive every
+// session made with it.
+#ifndef TENSORD_RUNTIME_FRAMEWORK_DEVICE_SET_H_
+#define TENSORD_RUNTIME_FRAMEWORK_DEVICE_SET_H_
+
+#include <memory>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "runtime/framework/device.h"
+
+namespace tensord {
+
+struct DeviceSetOptions {
+  // The CPU device's pools (see CpuDevice::Options for the defaults of 0).
+  int intra_op_threads = 0;
+  int inter_op_threads = 0;
+};
+
+class DeviceSet {
+ public:
+  explicit DeviceSet(const DeviceSetOptions& options);
+  ~DeviceSet();
+  DeviceSet(const DeviceSet&) = delete;
+  DeviceSet& operator=(const DeviceSet&) = delete;
+
+  // The set a session uses when its options name none: made on first use with the default
+  // options, and never destroyed (sessions may outlive static destructors' order).
+  static DeviceSet& ProcessDefault();
+
+  CpuDevice* cpu() const { return cpu_.get(); }
+  // Every device, the CPU first.
+  const std::vector<Device*>& devices() const { return devices_; }
+  // The device named `name` ("/device:CPU:0"), or null.
+  Device* Find(absl::string_view name) const;
+
+ private:
+  std::unique_ptr<CpuDevice> cpu_;
+  std::vector<Device*> devices_;
+};
+
+}  // namespace tensord
+
+#endif  // TENSORD_RUNTIME_FRAMEWORK_DEVICE_SET_H_
