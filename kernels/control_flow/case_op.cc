@@ -1,7 +1,6 @@
 // Case and StatelessCase: run branches[branch_index] on the inputs; an index out of range
 // runs the last branch (TensorFlow's default branch).
 #include "absl/strings/str_cat.h"
-#include "runtime/exec/function_plan.h"
 #include "runtime/framework/kernel_registry.h"
 #include "runtime/util/status_macros.h"
 
@@ -11,7 +10,7 @@ namespace {
 class CaseOp : public OpKernel {
  public:
   explicit CaseOp(OpKernelConstruction* c) : OpKernel(c) {
-    auto branches = FunctionPlan::ForAttr(c, "branches");
+    auto branches = c->InstantiateFunctions("branches");
     if (!branches.ok()) {
       c->SetError(branches.status());
       return;
@@ -44,7 +43,7 @@ class CaseOp : public OpKernel {
   }
 
  private:
-  std::vector<std::unique_ptr<FunctionPlan>> branches_;
+  std::vector<std::unique_ptr<Function>> branches_;
 };
 
 TENSORD_REGISTER_KERNEL(KernelDef("Case").Device(DeviceType::kCpu).HostMemoryInput(0), CaseOp);

@@ -2,7 +2,6 @@
 // Only the chosen branch runs, so ops of the other one (and their errors) never execute.
 #include "absl/strings/str_cat.h"
 #include "kernels/control_flow/predicate.h"
-#include "runtime/exec/function_plan.h"
 #include "runtime/framework/kernel_registry.h"
 #include "runtime/util/status_macros.h"
 
@@ -12,8 +11,8 @@ namespace {
 class IfOp : public OpKernel {
  public:
   explicit IfOp(OpKernelConstruction* c) : OpKernel(c) {
-    auto then_branch = FunctionPlan::ForAttr(c, "then_branch");
-    auto else_branch = FunctionPlan::ForAttr(c, "else_branch");
+    auto then_branch = c->InstantiateFunctions("then_branch");
+    auto else_branch = c->InstantiateFunctions("else_branch");
     if (!then_branch.ok() || !else_branch.ok()) {
       c->SetError(!then_branch.ok() ? then_branch.status() : else_branch.status());
       return;
@@ -35,8 +34,8 @@ class IfOp : public OpKernel {
   }
 
  private:
-  std::unique_ptr<FunctionPlan> then_;
-  std::unique_ptr<FunctionPlan> else_;
+  std::unique_ptr<Function> then_;
+  std::unique_ptr<Function> else_;
 };
 
 TENSORD_REGISTER_KERNEL(KernelDef("If").Device(DeviceType::kCpu).HostMemoryInput(0), IfOp);

@@ -3,7 +3,6 @@
 // checks the run's deadline and cancellation, so a runaway loop ends with the request.
 #include "absl/strings/str_cat.h"
 #include "kernels/control_flow/predicate.h"
-#include "runtime/exec/function_plan.h"
 #include "runtime/framework/cancellation.h"
 #include "runtime/framework/kernel_registry.h"
 #include "runtime/util/status_macros.h"
@@ -14,8 +13,8 @@ namespace {
 class WhileOp : public OpKernel {
  public:
   explicit WhileOp(OpKernelConstruction* c) : OpKernel(c) {
-    auto cond = FunctionPlan::ForAttr(c, "cond");
-    auto body = FunctionPlan::ForAttr(c, "body");
+    auto cond = c->InstantiateFunctions("cond");
+    auto body = c->InstantiateFunctions("body");
     if (!cond.ok() || !body.ok()) {
       c->SetError(!cond.ok() ? cond.status() : body.status());
       return;
@@ -55,8 +54,8 @@ class WhileOp : public OpKernel {
   }
 
  private:
-  std::unique_ptr<FunctionPlan> cond_;
-  std::unique_ptr<FunctionPlan> body_;
+  std::unique_ptr<Function> cond_;
+  std::unique_ptr<Function> body_;
 };
 
 TENSORD_REGISTER_KERNEL(KernelDef("While").Device(DeviceType::kCpu), WhileOp);

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
+#include "runtime/exec/function_plan.h"
 #include "runtime/exec/placer.h"
 #include "runtime/graph/tensor_name.h"
 #include "runtime/util/status_macros.h"
@@ -226,7 +227,7 @@ absl::StatusOr<std::unique_ptr<ExecutionPlan>> ExecutionPlan::Build(
       TENSORD_ASSIGN_OR_RETURN(const DeviceType device, PlaceNode(*node.def, devices));
       if (device != DeviceType::kCpu) continue;
       TENSORD_ASSIGN_OR_RETURN(std::unique_ptr<OpKernel> kernel,
-                               KernelRegistry::Global().CreateKernel(*node.def, device));
+                               KernelRegistry::Global().CreateKernel(*node.def, device, &FlatFunctionLibrary()));
       OpKernelContext::Params params;
       params.node_name = &node.def->name();
       params.num_outputs = node.num_outputs;
@@ -269,7 +270,8 @@ absl::StatusOr<std::unique_ptr<ExecutionPlan>> ExecutionPlan::Build(
     TENSORD_ASSIGN_OR_RETURN(node.device, PlaceNode(*node.def, devices));
     TENSORD_ASSIGN_OR_RETURN(node.registration, KernelRegistry::Global().Find(*node.def, node.device));
     TENSORD_ASSIGN_OR_RETURN(node.kernel,
-                             KernelRegistry::Global().CreateKernel(*node.def, node.device));
+                             KernelRegistry::Global().CreateKernel(*node.def, node.device,
+                                                                  &FlatFunctionLibrary()));
   }
   for (const TensorRef& ref : fetch_refs) {
     const int slot = slot_of(ref);

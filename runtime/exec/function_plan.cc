@@ -9,7 +9,7 @@
 
 namespace tensord {
 
-absl::StatusOr<std::vector<std::unique_ptr<FunctionPlan>>> FunctionPlan::ForAttr(
+absl::StatusOr<std::vector<std::unique_ptr<Function>>> FunctionPlan::ForAttr(
     OpKernelConstruction* c, const std::string& attr) {
   const auto& attrs = c->node_def().attr();
   auto error = attrs.find(FlatFunctionErrorAttr(attr));
@@ -32,7 +32,7 @@ absl::StatusOr<std::vector<std::unique_ptr<FunctionPlan>>> FunctionPlan::ForAttr
   std::vector<DeviceType> devices = {c->device_type()};
   if (c->device_type() != DeviceType::kCpu) devices.push_back(DeviceType::kCpu);
 
-  std::vector<std::unique_ptr<FunctionPlan>> plans;
+  std::vector<std::unique_ptr<Function>> plans;
   for (const std::string& bytes : graphs) {
     auto plan = std::unique_ptr<FunctionPlan>(new FunctionPlan());
     if (!plan->graph_.ParseFromString(bytes)) {
@@ -91,6 +91,23 @@ absl::StatusOr<std::vector<Tensor>> FunctionPlan::Run(OpKernelContext* c,
   std::vector<Tensor> results;
   TENSORD_RETURN_IF_ERROR(plan_->Run(env, std::move(args), &results, c->cancellation()));
   return results;
+}
+
+namespace {
+
+class FlatFunctions : public FunctionLibrary {
+ public:
+  absl::StatusOr<std::vector<std::unique_ptr<Function>>> Instantiate(
+      OpKernelConstruction* c, const std::string& attr) const override {
+    return FunctionPlan::ForAttr(c, attr);
+  }
+};
+
+}  // namespace
+
+const FunctionLibrary& FlatFunctionLibrary() {
+  static const FlatFunctions* const library = new FlatFunctions();
+  return *library;
 }
 
 }  // namespace tensord

@@ -1,5 +1,6 @@
-// FunctionPlan: one function of a functional control-flow node (a branch of If or Case, the
-// cond or body of While), ready to run any number of times from the node's kernel.
+// FunctionPlan: the executor's Function (runtime/framework/function.h), one function of a
+// functional control-flow node (a branch of If or Case, the cond or body of While), ready to
+// run any number of times from the node's kernel.
 //
 // The function comes flattened from the inliner (see runtime/graph/function_inliner.h): a
 // graph whose arguments are Placeholders and whose results are the outputs of one call node.
@@ -21,22 +22,17 @@
 
 namespace tensord {
 
-class FunctionPlan {
+class FunctionPlan : public Function {
  public:
   // Plans for the graphs the inliner stored for function attr `attr` of the kernel's node: one
   // for a `func` attr, one per function for a list (Case's branches).
-  static absl::StatusOr<std::vector<std::unique_ptr<FunctionPlan>>> ForAttr(
+  static absl::StatusOr<std::vector<std::unique_ptr<Function>>> ForAttr(
       OpKernelConstruction* c, const std::string& attr);
 
-  // Runs the function on `args` with the calling kernel's resources and cancellation. Nested
-  // runs execute on the calling thread (a kernel blocking an inter-op thread on work queued
-  // behind it could deadlock the pool); kernels inside still use the intra-op threads. Args
-  // moved in (a loop's variables from one iteration to the next) let the function reuse their
-  // buffers.
-  absl::StatusOr<std::vector<Tensor>> Run(OpKernelContext* c, std::vector<Tensor> args) const;
-
-  int num_args() const { return num_args_; }
-  int num_results() const { return num_results_; }
+  absl::StatusOr<std::vector<Tensor>> Run(OpKernelContext* c,
+                                          std::vector<Tensor> args) const override;
+  int num_args() const override { return num_args_; }
+  int num_results() const override { return num_results_; }
 
  private:
   FunctionPlan() = default;
@@ -46,6 +42,10 @@ class FunctionPlan {
   int num_args_ = 0;
   int num_results_ = 0;
 };
+
+// The library the executor builds kernels with: a node's function attrs, flattened on the node
+// by the inliner, as FunctionPlans. Stateless; one for the process.
+const FunctionLibrary& FlatFunctionLibrary();
 
 }  // namespace tensord
 

@@ -57,10 +57,11 @@ absl::StatusOr<const KernelRegistration*> KernelRegistry::Find(
 }
 
 absl::StatusOr<std::unique_ptr<OpKernel>> KernelRegistry::CreateKernel(
-    const ::tensorflow::NodeDef& node, DeviceType device) const {
+    const ::tensorflow::NodeDef& node, DeviceType device,
+    const FunctionLibrary* functions) const {
   auto reg = Find(node, device);
   if (!reg.ok()) return reg.status();
-  OpKernelConstruction construction(node, device);
+  OpKernelConstruction construction(node, device, functions);
   std::unique_ptr<OpKernel> kernel = (*reg)->factory(&construction);
   if (!construction.status().ok()) return construction.status();
   return kernel;

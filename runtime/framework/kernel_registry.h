@@ -83,9 +83,11 @@ class KernelRegistry {
   absl::StatusOr<const KernelRegistration*> Find(const ::tensorflow::NodeDef& node,
                                                   DeviceType device) const;
 
-  // Finds and constructs the kernel; attr errors name the node.
-  absl::StatusOr<std::unique_ptr<OpKernel>> CreateKernel(const ::tensorflow::NodeDef& node,
-                                                         DeviceType device) const;
+  // Finds and constructs the kernel; attr errors name the node. `functions` (may be null)
+  // instantiates the functions control-flow nodes call.
+  absl::StatusOr<std::unique_ptr<OpKernel>> CreateKernel(
+      const ::tensorflow::NodeDef& node, DeviceType device,
+      const FunctionLibrary* functions = nullptr) const;
 
   bool HasOp(const std::string& op) const;
   // "Op DEVICE T=dtype" for every registration, sorted.

@@ -11,6 +11,15 @@ bool OpKernelConstruction::HasAttr(absl::string_view name) const {
   return node_.attr().count(std::string(name)) > 0;
 }
 
+absl::StatusOr<std::vector<std::unique_ptr<Function>>> OpKernelConstruction::InstantiateFunctions(
+    const std::string& attr) {
+  if (functions_ == nullptr) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "node '", name(), "' (", op(), ") runs functions, which needs an executor"));
+  }
+  return functions_->Instantiate(this, attr);
+}
+
 void OpKernelConstruction::SetError(absl::Status status) {
   if (status_.ok()) status_ = std::move(status);
 }

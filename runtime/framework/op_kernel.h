@@ -38,21 +38,25 @@
 #include "absl/strings/string_view.h"
 #include "protos/tensorflow/node_def.pb.h"
 #include "runtime/framework/device.h"
+#include "runtime/framework/function.h"
 #include "runtime/framework/resource.h"
 #include "runtime/framework/tensor.h"
 
 namespace tensord {
 
 class CancellationToken;
+class FunctionPlan;   // runtime/exec/function_plan.h
 struct ExecutionEnv;  // runtime/exec/executor.h
 
 // What a kernel may read while it is constructed: its NodeDef (attrs already completed with
-// defaults) and the device it runs on. Attribute errors are recorded with SetError and reported
-// by the registry after construction, naming the node.
+// defaults), the device it runs on, and the functions its node calls. Attribute errors are
+// recorded with SetError and reported by the registry after construction, naming the node.
 class OpKernelConstruction {
  public:
-  OpKernelConstruction(const ::tensorflow::NodeDef& node, DeviceType device)
-      : node_(node), device_(device) {}
+  // `functions` (not owned, may be null) instantiates the node's function attrs.
+  OpKernelConstruction(const ::tensorflow::NodeDef& node, DeviceType device,
+                       const FunctionLibrary* functions = nullptr)
+      : node_(node), device_(device), functions_(functions) {}
 
   const ::tensorflow::NodeDef& node_def() const { return node_; }
   const std::string& name() const { return node_.name(); }
@@ -76,6 +80,11 @@ class OpKernelConstruction {
   bool GetAttr(absl::string_view name, std::vector<PartialShape>* value);
   bool GetAttr(absl::string_view name, Tensor* value);  // a `tensor` attr (Const's value)
 
+  // The functions of function attr `attr` (FunctionLibrary::Instantiate); FAILED_PRECONDITION
+  // when whoever builds the kernel gives no library.
+  absl::StatusOr<std::vector<std::unique_ptr<Function>>> InstantiateFunctions(
+      const std::string& attr);
+
   // Records the first error; later ones are dropped.
   void SetError(absl::Status status);
   const absl::Status& status() const { return status_; }
@@ -85,6 +94,7 @@ class OpKernelConstruction {
 
   const ::tensorflow::NodeDef& node_;
   DeviceType device_;
+  const FunctionLibrary* functions_;
   absl::Status status_;
 };
 
@@ -109,8 +119,8 @@ class OpKernelContext {
     const std::vector<bool>* outputs_read = nullptr;
     ResourceMgr* resource_mgr = nullptr;
     const Eigen::ThreadPoolDevice* eigen_cpu_device = nullptr;
-    // The run's services and cancellation, for kernels that run graphs of their own (control
-    // flow). Either may be null.
+    // The run's services, for the functions control-flow kernels run (runtime/exec reads
+    // them; kernels do not), and its cancellation. Either may be null.
     const ExecutionEnv* execution_env = nullptr;
     const CancellationToken* cancellation = nullptr;
   };
@@ -157,13 +167,16 @@ class OpKernelContext {
 
   ResourceMgr* resource_mgr() const { return params_.resource_mgr; }
   const Eigen::ThreadPoolDevice& eigen_cpu_device() const { return *params_.eigen_cpu_device; }
-  const ExecutionEnv* execution_env() const { return params_.execution_env; }
   const CancellationToken* cancellation() const { return params_.cancellation; }
 
   // Shorthand for errors that name the node: "<node>: <message>".
   absl::Status InvalidArgument(absl::string_view message) const;
 
  private:
+  // The executor's functions run nested plans with the run's services.
+  friend class FunctionPlan;
+  const ExecutionEnv* execution_env() const { return params_.execution_env; }
+
   // Where output i goes: beyond num_outputs, a slot of `extra_outputs_`, which nothing reads.
   Tensor* OutputSlot(int i);
 
