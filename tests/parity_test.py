@@ -139,6 +139,37 @@ def test_inspect_matches_saved_model(saved_model_pb):
     assert "signature_def['serving_default']:" in text.stdout
 
 
+TF2_CONTROL_FLOW = os.path.join(REPO, "tests", "testdata", "tf2_control_flow", "1")
+
+
+def test_inspect_placement_puts_every_node_on_the_cpu():
+    got = ok_json(tensorctl("inspect", "--placement", "--json", TF2_CONTROL_FLOW))
+    nodes = got["nodes"]
+    assert any(n["in_function"] for n in nodes) and any(not n["in_function"] for n in nodes)
+    assert all(n["assigned"] == "/device:CPU:0" for n in nodes), nodes
+    assert got["devices"] == {"/device:CPU:0": len(nodes)}
+    assert got["copies"] == 0
+    assert got["soft_placed"] == sum(n["requested"].upper().find("GPU") >= 0 for n in nodes)
+    text = tensorctl("inspect", "--placement", TF2_CONTROL_FLOW)
+    assert text.returncode == 0, text.stderr
+    assert text.stdout.startswith("placement: /device:CPU:0=%d; 0 copies; " % len(nodes))
+    assert len(text.stdout.splitlines()) == len(nodes) + 2
+
+    # Asked for a GPU this host does not have, every node the graph leaves free is soft-placed
+    # on the CPU, and the model still runs, with the same results.
+    gpu = ok_json(tensorctl("inspect", "--placement", "--json", "--device", "gpu",
+                            TF2_CONTROL_FLOW))
+    asked = [n for n in gpu["nodes"] if n["requested"].upper().find("GPU") >= 0]
+    assert len(asked) >= sum(n["requested"] == "" for n in nodes) > 0
+    assert all(n["soft_placed"] and n["assigned"] == "/device:CPU:0" for n in asked)
+    assert gpu["soft_placed"] == len(asked)
+    features = "features=[[0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, " \
+               "1.3, 1.4, 1.5]]"
+    on_cpu = ok_json(tensorctl("run", KERAS_MLP, "--input", features))
+    soft = ok_json(tensorctl("run", KERAS_MLP, "--input", features, "--device", "gpu"))
+    assert soft == on_cpu and on_cpu["outputs"]
+
+
 # ---------------------------------------------------------------------------------------------
 # TF Serving's test models (shared/testdata/tfserving/README.md §2 and §5).
 

@@ -24,6 +24,9 @@ struct Args {
   // Unset: inspect shows every meta graph; run uses {"serve"}.
   std::optional<std::set<std::string>> tag_set;
   bool json = false;                            // inspect
+  bool placement = false;                       // inspect: load DIR, print where nodes run
+  // inspect --placement, run: the device nodes ask for when the graph names none.
+  std::optional<std::string> device;
   std::string signature_def = "serving_default";  // run
   std::vector<InputSpec> inputs;                // run
   std::string output_dir;                       // run

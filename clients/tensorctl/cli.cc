@@ -13,6 +13,7 @@
 #include "clients/tensorctl/bench.h"
 #include "clients/tensorctl/bench_args.h"
 #include "clients/tensorctl/inspect.h"
+#include "clients/tensorctl/placement_report.h"
 #include "clients/tensorctl/remote.h"
 #include "clients/tensorctl/run_io.h"
 #include "runtime/saved_model/loader.h"
@@ -26,7 +27,29 @@ int Fail(std::ostream& err, const absl::Status& status, const std::string& conte
   return 1;
 }
 
+LoadOptions LoadOptionsFor(const Args& args) {
+  LoadOptions options;
+  options.tags = args.tag_set.value_or(std::set<std::string>{"serve"});
+  if (args.device.has_value()) {
+    options.placement.default_device = *args.device == "gpu" ? DeviceType::kGpu : DeviceType::kCpu;
+  }
+  return options;
+}
+
+int InspectPlacement(const Args& args, std::ostream& out, std::ostream& err) {
+  absl::StatusOr<std::unique_ptr<SavedModelBundle>> bundle =
+      SavedModelBundle::Load(args.dir, LoadOptionsFor(args));
+  if (!bundle.ok()) return Fail(err, bundle.status(), "loading the SavedModel failed: ");
+  if (args.json) {
+    out << json::Write(PlacementJson((*bundle)->placement()), 2) << "\n";
+  } else {
+    out << PlacementText((*bundle)->placement());
+  }
+  return 0;
+}
+
 int Inspect(const Args& args, std::ostream& out, std::ostream& err) {
+  if (args.placement) return InspectPlacement(args, out, err);
   ::tensorflow::SavedModel saved_model;
   if (absl::Status read = ReadSavedModel(args.dir, &saved_model); !read.ok()) {
     return Fail(err, read);
@@ -53,10 +76,8 @@ int Run(const Args& args, std::ostream& out, std::ostream& err) {
   absl::StatusOr<std::vector<ParsedInput>> parsed = ReadInputs(args.inputs);
   if (!parsed.ok()) return Fail(err, parsed.status());
 
-  LoadOptions options;
-  options.tags = args.tag_set.value_or(std::set<std::string>{"serve"});
   absl::StatusOr<std::unique_ptr<SavedModelBundle>> bundle =
-      SavedModelBundle::Load(args.dir, options);
+      SavedModelBundle::Load(args.dir, LoadOptionsFor(args));
   if (!bundle.ok()) return Fail(err, bundle.status(), "loading the SavedModel failed: ");
 
   const std::map<std::string, ::tensorflow::SignatureDef> signatures = (*bundle)->signatures();

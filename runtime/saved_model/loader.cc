@@ -332,6 +332,11 @@ absl::StatusOr<std::unique_ptr<SavedModelBundle>> SavedModelBundle::LoadAndOptim
   // Restore and init run in a load session; serving uses a second session over the same
   // variables with the load-time optimisations applied.
   auto resources = std::make_shared<ResourceMgr>();
+  DeviceSet& devices = options.session.devices != nullptr ? *options.session.devices
+                                                          : DeviceSet::ProcessDefault();
+  // Placed once, over the graph serving runs: this one unless the optimised one replaces it
+  // (the load session places its nodes as it builds its plans).
+  if (!options.optimize) bundle->placement_ = PlaceGraph(&graph, devices, options.placement);
   TENSORD_ASSIGN_OR_RETURN(bundle->session_, NewSession(graph, options.session, resources));
 
   std::vector<Tensor> unused;
@@ -391,6 +396,7 @@ absl::StatusOr<std::unique_ptr<SavedModelBundle>> SavedModelBundle::LoadAndOptim
     // Now that the frozen variables serving no longer reads are gone, most filters are held by
     // nothing else and are scaled in their own buffers.
     ScaleFoldedFilters(std::move(folded_affine.filter_scales), optimized.constants.get());
+    bundle->placement_ = PlaceGraph(&graph, devices, options.placement);
     TENSORD_ASSIGN_OR_RETURN(
         bundle->session_, NewSession(::tensorflow::GraphDef(graph) /* a copy off the arena */,
                                      options.session, resources, std::move(optimized.constants)));

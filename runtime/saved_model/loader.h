@@ -21,6 +21,7 @@
 #include "absl/status/statusor.h"
 #include "protos/tensorflow/meta_graph.pb.h"
 #include "protos/tensorflow/saved_model.pb.h"
+#include "runtime/exec/placement.h"
 #include "runtime/exec/session.h"
 #include "runtime/framework/tensor.h"
 
@@ -41,6 +42,8 @@ struct LoadOptions {
   // Tag set to select; must match a MetaGraphDef's tags exactly.
   std::set<std::string> tags = {"serve"};
   SessionOptions session;
+  // Which device each node asks for when the graph names none (runtime/exec/placement.h).
+  PlacementOptions placement;
   // Freeze read-only variables and fold constants after init (runtime/saved_model/
   // serving_optimizer.h). Off only for debugging.
   bool optimize = true;
@@ -70,6 +73,8 @@ class SavedModelBundle {
       const std::vector<std::string>& output_filter = {}, const RunOptions& run_options = {}) const;
 
   Session* session() const { return session_.get(); }
+  // Where the serving graph's nodes run, decided at load.
+  const PlacementRecord& placement() const { return placement_; }
 
   // What load-time optimisation did (zero when LoadOptions::optimize was off).
   int frozen_variables() const { return frozen_variables_; }
@@ -109,6 +114,7 @@ class SavedModelBundle {
   ::tensorflow::MetaGraphDef meta_graph_;
   std::map<std::string, DataType> graph_input_dtypes_;  // by signature input node name
   std::unique_ptr<Session> session_;
+  PlacementRecord placement_;
   int frozen_variables_ = 0;
   int hoisted_reads_ = 0;
   int folded_nodes_ = 0;

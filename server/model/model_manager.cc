@@ -245,10 +245,14 @@ ModelManager::LoadResult ModelManager::AttemptLoad(const LoadTask& task, int att
     m.model_loads->Increment({task.model, result.status.ok() ? "ok" : "error"});
   }
   if (result.status.ok()) {
+    const PlacementRecord& placement = result.bundle->placement();
     LogEvent(LogLevel::kInfo, "model version available",
              {{"model", task.model},
               {"version", version},
-              {"load_ms", absl::StrFormat("%.1f", Milliseconds(took))}});
+              {"load_ms", absl::StrFormat("%.1f", Milliseconds(took))},
+              {"nodes", placement.DeviceSummary()},
+              {"copies", absl::StrCat(placement.copies)},
+              {"soft_placed", absl::StrCat(placement.SoftPlaced())}});
     return result;
   }
   result.bundle.reset();

@@ -396,4 +396,7 @@ def test_json_logs_and_channel_arguments(tmp_path):
     assert "model version available" in messages, messages
     available = events[messages.index("model version available")]
     assert available["model"] == "mlp" and available["version"] == "1"
+    # Where the version's nodes run: all on the CPU of this GPU-less host, no copies.
+    assert re.fullmatch(r"/device:CPU:0=\d+", available["nodes"]), available
+    assert available["copies"] == "0" and available["soft_placed"] == "0", available
     assert any(m.startswith("Running gRPC ModelServer at 0.0.0.0:") for m in messages)
