@@ -54,6 +54,29 @@ TEST(ArgsTest, Run) {
   EXPECT_EQ(args->inputs[0].value, "[\"a=b\"]");
 }
 
+TEST(ArgsTest, PlacementAndDevice) {
+  absl::StatusOr<Args> args = ParseArgs({"inspect", "--placement", "/m/1"});
+  ASSERT_TRUE(args.ok()) << args.status();
+  EXPECT_TRUE(args->placement);
+  EXPECT_FALSE(args->device.has_value());
+  args = ParseArgs({"inspect", "/m/1", "--placement", "--device=gpu", "--json"});
+  ASSERT_TRUE(args.ok()) << args.status();
+  EXPECT_EQ(args->device, "gpu");
+  EXPECT_TRUE(args->json);
+  args = ParseArgs({"run", "/m/1", "--device", "cpu"});
+  ASSERT_TRUE(args.ok()) << args.status();
+  EXPECT_EQ(args->device, "cpu");
+  EXPECT_FALSE(args->placement);
+
+  EXPECT_EQ(UsageError({"inspect", "/m/1", "--device", "tpu", "--placement"}),
+            "--device 'tpu' must be cpu or gpu");
+  EXPECT_EQ(UsageError({"inspect", "/m/1", "--device", "gpu"}),
+            "--device needs --placement for 'tensorctl inspect'");
+  EXPECT_EQ(UsageError({"inspect", "/m/1", "--placement=yes"}), "--placement takes no value");
+  EXPECT_EQ(UsageError({"run", "/m/1", "--placement"}),
+            "unknown flag --placement for 'tensorctl run'");
+}
+
 TEST(ArgsTest, Help) {
   for (const auto& argv : std::vector<std::vector<std::string>>{
            {"--help"}, {"-h"}, {"help"}, {"run", "--help"}, {"inspect", "x", "-h"}}) {
