@@ -23,8 +23,7 @@ class GraphSession : public Session {
         resources_(resources != nullptr ? std::move(resources)
                                          : std::make_shared<ResourceMgr>()),
         constants_(std::move(constants)) {
-    DeviceSet& devices =
-        options.devices != nullptr ? *options.devices : DeviceSet::ProcessDefault();
+    DeviceSet& devices = DeviceSet::OrProcessDefault(options.devices);
     env_.resource_mgr = resources_.get();
     env_.cpu = devices.cpu();
     env_.inter_op_pool = devices.cpu()->inter_op_pool();

@@ -45,7 +45,7 @@ int AvailableCpus() {
 }
 
 Device::Device(DeviceType type, int index)
-    : type_(type), index_(index),
+    : type_(type),
       name_(std::string("/device:") + DeviceTypeName(type) + ":" + std::to_string(index)) {}
 
 CpuDevice::CpuDevice(Options options)

@@ -24,8 +24,8 @@ const char* DeviceTypeName(DeviceType type);  // "CPU", "GPU"
 int AvailableCpus();
 
 // A device kernels run on. The server builds the process's devices once (a DeviceSet,
-// runtime/framework/device_set.h) and every session borrows them, so thread pools and device
-// memory do not multiply with loaded models.
+// runtime/framework/device_set.h) and every session borrows them, so thread pools do not
+// multiply with loaded models.
 // Thread-safe: shared by every session and run.
 class Device {
  public:
@@ -36,14 +36,12 @@ class Device {
   // "/device:CPU:0", "/device:GPU:1": the form TensorFlow graphs name devices in.
   const std::string& name() const { return name_; }
   DeviceType type() const { return type_; }
-  int index() const { return index_; }
 
  protected:
   Device(DeviceType type, int index);
 
  private:
   DeviceType type_;
-  int index_;
   std::string name_;
 };
 

@@ -15,6 +15,10 @@ DeviceSet& DeviceSet::ProcessDefault() {
   return *devices;
 }
 
+DeviceSet& DeviceSet::OrProcessDefault(DeviceSet* devices) {
+  return devices != nullptr ? *devices : ProcessDefault();
+}
+
 Device* DeviceSet::Find(absl::string_view name) const {
   for (Device* device : devices_) {
     if (device->name() == name) return device;

@@ -34,6 +34,8 @@ class DeviceSet {
   // The set a session uses when its options name none: made on first use with the default
   // options, and never destroyed (sessions may outlive static destructors' order).
   static DeviceSet& ProcessDefault();
+  // `devices` when given, else ProcessDefault(): what options that may name no set use.
+  static DeviceSet& OrProcessDefault(DeviceSet* devices);
 
   CpuDevice* cpu() const { return cpu_.get(); }
   // Every device, the CPU first.

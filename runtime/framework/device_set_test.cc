@@ -51,6 +51,9 @@ TEST(DeviceSetTest, StartsExactlyItsPoolsThreads) {
 TEST(DeviceSetTest, ProcessDefaultIsOneSet) {
   EXPECT_EQ(&DeviceSet::ProcessDefault(), &DeviceSet::ProcessDefault());
   EXPECT_GE(DeviceSet::ProcessDefault().cpu()->num_threads(), 1);
+  EXPECT_EQ(&DeviceSet::OrProcessDefault(nullptr), &DeviceSet::ProcessDefault());
+  DeviceSet own(DeviceSetOptions{1, 1});
+  EXPECT_EQ(&DeviceSet::OrProcessDefault(&own), &own);
 }
 
 }  // namespace

@@ -332,8 +332,7 @@ absl::StatusOr<std::unique_ptr<SavedModelBundle>> SavedModelBundle::LoadAndOptim
   // Restore and init run in a load session; serving uses a second session over the same
   // variables with the load-time optimisations applied.
   auto resources = std::make_shared<ResourceMgr>();
-  DeviceSet& devices = options.session.devices != nullptr ? *options.session.devices
-                                                          : DeviceSet::ProcessDefault();
+  DeviceSet& devices = DeviceSet::OrProcessDefault(options.session.devices);
   // Placed once, over the graph serving runs: this one unless the optimised one replaces it
   // (the load session places its nodes as it builds its plans).
   if (!options.optimize) bundle->placement_ = PlaceGraph(&graph, devices, options.placement);

@@ -67,7 +67,7 @@ class Optimizer {
         ops_(ops),
         session_(session),
         options_(options),
-        cpu_((options.devices != nullptr ? *options.devices : DeviceSet::ProcessDefault()).cpu()) {
+        cpu_(DeviceSet::OrProcessDefault(options.devices).cpu()) {
     for (int i = 0; i < graph.node_size(); ++i) by_name_[graph.node(i).name()] = i;
   }
 
