@@ -77,6 +77,10 @@ ABSL_FLAG(int, tensorflow_intra_op_parallelism, 0,
           "Threads inside one kernel; 0 = automatic (the CPU quota of the container).");
 ABSL_FLAG(int, tensorflow_inter_op_parallelism, 0,
           "Threads running independent graph nodes; 0 = automatic.");
+ABSL_FLAG(double, per_process_gpu_memory_fraction, 0.0,
+          "Share of each GPU's memory the process may take, 0..1; 0 = grow on demand. "
+          "tensord has no GPU device yet: a non-zero value is accepted (so TF Serving GPU "
+          "manifests start), logged as having no effect, and every model runs on the CPU.");
 ABSL_FLAG(std::string, saved_model_tags, "serve",
           "Comma-separated tag set of the MetaGraphDef to load.");
 ABSL_FLAG(bool, enable_model_warmup, true,
@@ -388,6 +392,18 @@ absl::StatusOr<tensord::ServerOptions> OptionsFromFlags() {
         "Either configure server_options.tensorflow_session_parallelism or "
         "(server_options.tensorflow_intra_op_parallelism, "
         "server_options.tensorflow_inter_op_parallelism), not both.");
+  }
+  const double gpu_fraction = absl::GetFlag(FLAGS_per_process_gpu_memory_fraction);
+  // Written as a negation so that NaN is refused too.
+  if (!(gpu_fraction >= 0.0 && gpu_fraction <= 1.0)) {
+    return Invalid(absl::StrCat("--per_process_gpu_memory_fraction must be in 0..1, not ",
+                                gpu_fraction));
+  }
+  if (gpu_fraction > 0.0) {
+    LogEvent(LogLevel::kWarning,
+             "--per_process_gpu_memory_fraction has no effect: this build has no GPU device; "
+             "every model runs on the CPU",
+             {{"per_process_gpu_memory_fraction", absl::StrCat(gpu_fraction)}});
   }
   options.devices.intra_op_threads = intra > 0 || inter > 0 ? intra : session;
   options.devices.inter_op_threads = intra > 0 || inter > 0 ? inter : session;

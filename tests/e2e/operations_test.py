@@ -368,6 +368,10 @@ def _start_expecting_failure(flags):
     (["--model_base_path=" + MLP_BASE, "--rest_api_gzip_min_bytes=-1"],
      "--rest_api_gzip_min_bytes must not be negative"),
     (["--model_base_path=" + MLP_BASE, "--port=abc"], "port"),
+    (["--model_base_path=" + MLP_BASE, "--per_process_gpu_memory_fraction=1.5"],
+     "--per_process_gpu_memory_fraction must be in 0..1, not 1.5"),
+    (["--model_base_path=" + MLP_BASE, "--per_process_gpu_memory_fraction=-0.1"],
+     "--per_process_gpu_memory_fraction must be in 0..1"),
     ([], "Both server_options.model_base_path and server_options.model_config_file are empty"),
 ])
 def test_bad_flags_fail_at_start_with_a_clear_message(flags, message):
@@ -389,7 +393,9 @@ def test_help_and_version():
 def test_json_logs_and_channel_arguments(tmp_path):
     server = Server(["--model_name=mlp", "--model_base_path=" + MLP_BASE, "--log_format=json",
                      "--grpc_channel_arguments=grpc.max_connection_age_ms=600000,"
-                     "grpc.some_string_arg=x", "--grpc_max_threads=8"], tmp_path)
+                     "grpc.some_string_arg=x", "--grpc_max_threads=8",
+                     # A TF Serving GPU manifest's flag: accepted, and said to do nothing here.
+                     "--per_process_gpu_memory_fraction=0.5"], tmp_path)
     assert server.stop() == 0
     events = [json.loads(line) for line in server.log().splitlines() if line.startswith("{")]
     messages = [e["msg"] for e in events]
@@ -400,3 +406,6 @@ def test_json_logs_and_channel_arguments(tmp_path):
     assert re.fullmatch(r"/device:CPU:0=\d+", available["nodes"]), available
     assert available["copies"] == "0" and available["soft_placed"] == "0", available
     assert any(m.startswith("Running gRPC ModelServer at 0.0.0.0:") for m in messages)
+    gpu = [e for e in events if "per_process_gpu_memory_fraction" in e["msg"]]
+    assert len(gpu) == 1 and gpu[0]["level"] == "WARNING", gpu
+    assert gpu[0]["per_process_gpu_memory_fraction"] == "0.5" and "no GPU device" in gpu[0]["msg"]
