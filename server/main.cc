@@ -399,12 +399,7 @@ absl::StatusOr<tensord::ServerOptions> OptionsFromFlags() {
     return Invalid(absl::StrCat("--per_process_gpu_memory_fraction must be in 0..1, not ",
                                 gpu_fraction));
   }
-  if (gpu_fraction > 0.0) {
-    LogEvent(LogLevel::kWarning,
-             "--per_process_gpu_memory_fraction has no effect: this build has no GPU device; "
-             "every model runs on the CPU",
-             {{"per_process_gpu_memory_fraction", absl::StrCat(gpu_fraction)}});
-  }
+  options.devices.gpu.memory_fraction = gpu_fraction;
   options.devices.intra_op_threads = intra > 0 || inter > 0 ? intra : session;
   options.devices.inter_op_threads = intra > 0 || inter > 0 ? inter : session;
   manager.load.tags.clear();

@@ -61,10 +61,41 @@ bool HasArgument(const ServerOptions& options, const std::string& key) {
   return false;
 }
 
+// One line naming the devices models run on, or why there is no GPU.
+void LogDevices(const DeviceSet& devices, const DeviceSetOptions& options) {
+  const CpuDevice& cpu = *devices.cpu();
+  std::vector<std::string> gpus;
+  for (const GpuDevice* gpu : devices.gpus()) {
+    gpus.push_back(absl::StrCat(gpu->name(), " (", gpu->Describe(), ")"));
+  }
+  const std::string cpu_line = absl::StrCat(cpu.name(), " (", cpu.num_threads(),
+                                            " threads per kernel, ",
+                                            cpu.inter_op_threads(), " inter-op)");
+  if (!gpus.empty()) {
+    LogEvent(LogLevel::kInfo, "devices",
+             {{"cpu", cpu_line}, {"gpus", absl::StrJoin(gpus, ", ")},
+              {"per_process_gpu_memory_fraction", absl::StrCat(options.gpu.memory_fraction)}});
+    return;
+  }
+  if (options.gpu.memory_fraction > 0.0) {
+    LogEvent(LogLevel::kWarning,
+             absl::StrCat("--per_process_gpu_memory_fraction has no effect: no GPU device (",
+                          devices.gpus_unavailable(), "); every model runs on the CPU"),
+             {{"cpu", cpu_line},
+              {"per_process_gpu_memory_fraction", absl::StrCat(options.gpu.memory_fraction)}});
+    return;
+  }
+  LogEvent(LogLevel::kInfo,
+           absl::StrCat("devices: no GPU device (", devices.gpus_unavailable(),
+                        "); every model runs on the CPU"),
+           {{"cpu", cpu_line}});
+}
+
 }  // namespace
 
 Server::Server(ServerOptions options)
     : options_(std::move(options)), devices_(std::make_unique<DeviceSet>(options_.devices)) {
+  LogDevices(*devices_, options_.devices);
   ModelManagerOptions manager_options = options_.manager;
   manager_options.load.session.devices = devices_.get();
   manager_options.metrics = &ServingMetrics::Global();

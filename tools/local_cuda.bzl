@@ -9,10 +9,20 @@ cc_library(
     includes = ["include"],
 )
 
+# The runtime linked statically: a binary needs no libcudart.so where it runs, only the driver's
+# libcuda.so.1, which the runtime opens when first called (absent: the GPU devices are too).
+# Whole (alwayslink): test binaries link the libraries that call it as shared objects, and a
+# static archive's members are only pulled in for references the executable itself makes.
+cc_import(
+    name = "cudart_static",
+    static_library = "lib64/libcudart_static.a",
+    alwayslink = True,
+)
+
 cc_library(
     name = "cudart",
-    linkopts = ["-L{lib}", "-Wl,-rpath,{lib}", "-lcudart"],
-    deps = [":cuda_headers"],
+    linkopts = ["-ldl", "-lpthread", "-lrt"],
+    deps = [":cuda_headers", ":cudart_static"],
 )
 
 cc_library(
@@ -51,6 +61,7 @@ def _local_cuda_impl(ctx):
     available = ctx.path(nvcc).exists
     if available:
         ctx.symlink(path + "/include", "include")
+        ctx.symlink(path + "/lib64", "lib64")
         lib = path + "/lib64"
         ctx.file("BUILD", _AVAILABLE_BUILD.replace("{lib}", lib))
     else:

@@ -55,6 +55,7 @@ CpuDevice::CpuDevice(Options options)
       eigen_device_(std::make_unique<Eigen::ThreadPoolDevice>(pool_.get(), num_threads_)) {
   const int inter = options.inter_op_threads > 0 ? options.inter_op_threads
                                                  : std::min(4, AvailableCpus());
+  inter_op_threads_ = inter;
   if (inter > 1) inter_op_pool_ = std::make_unique<Eigen::ThreadPool>(inter);
 }
 

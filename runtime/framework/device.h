@@ -67,11 +67,14 @@ class CpuDevice : public Device {
 
   const Eigen::ThreadPoolDevice& eigen_device() const { return *eigen_device_; }
   int num_threads() const { return num_threads_; }
+  // Nodes run at once across runs (1: on the caller's thread).
+  int inter_op_threads() const { return inter_op_threads_; }
   // Null when inter_op_threads is 1.
   Eigen::ThreadPoolInterface* inter_op_pool() const { return inter_op_pool_.get(); }
 
  private:
   int num_threads_;
+  int inter_op_threads_ = 1;
   std::unique_ptr<Eigen::ThreadPoolInterface> pool_;
   std::unique_ptr<Eigen::ThreadPoolDevice> eigen_device_;
   std::unique_ptr<Eigen::ThreadPoolInterface> inter_op_pool_;

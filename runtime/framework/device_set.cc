@@ -6,6 +6,13 @@ DeviceSet::DeviceSet(const DeviceSetOptions& options)
     : cpu_(std::make_unique<CpuDevice>(
           CpuDevice::Options{options.intra_op_threads, options.inter_op_threads})) {
   devices_.push_back(cpu_.get());
+  GpuDiscovery discovery = DiscoverGpuDevices(options.gpu);
+  owned_gpus_ = std::move(discovery.devices);
+  gpus_unavailable_ = std::move(discovery.none_reason);
+  for (const auto& gpu : owned_gpus_) {
+    gpus_.push_back(gpu.get());
+    devices_.push_back(gpu.get());
+  }
 }
 
 DeviceSet::~DeviceSet() = default;

@@ -3,7 +3,8 @@
 // The server and the benchmark make one from their thread flags and pass it to every model
 // load; tensorctl and tests use ProcessDefault(). Every model version's session then runs on
 // the same CPU pools: loading more models or versions adds no threads. It holds the CPU device
-// today; GPU devices join it here.
+// and every GPU the CUDA runtime finds (none in a build without CUDA or where there is no GPU
+// or driver; gpus_unavailable() says why).
 //
 // Thread safety: immutable after construction; the devices are thread-safe. Must outlive every
 // session made with it.
@@ -11,10 +12,12 @@
 #define TENSORD_RUNTIME_FRAMEWORK_DEVICE_SET_H_
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "absl/strings/string_view.h"
 #include "runtime/framework/device.h"
+#include "runtime/framework/gpu_device.h"
 
 namespace tensord {
 
@@ -22,6 +25,8 @@ struct DeviceSetOptions {
   // The CPU device's pools (see CpuDevice::Options for the defaults of 0).
   int intra_op_threads = 0;
   int inter_op_threads = 0;
+  // The GPUs' memory cap. Every GPU the CUDA runtime finds joins the set.
+  GpuDeviceOptions gpu;
 };
 
 class DeviceSet {
@@ -38,13 +43,19 @@ class DeviceSet {
   static DeviceSet& OrProcessDefault(DeviceSet* devices);
 
   CpuDevice* cpu() const { return cpu_.get(); }
-  // Every device, the CPU first.
+  const std::vector<GpuDevice*>& gpus() const { return gpus_; }
+  // Why gpus() is empty, in one line; empty when it is not.
+  const std::string& gpus_unavailable() const { return gpus_unavailable_; }
+  // Every device, the CPU first, then the GPUs in CUDA's order.
   const std::vector<Device*>& devices() const { return devices_; }
   // The device named `name` ("/device:CPU:0"), or null.
   Device* Find(absl::string_view name) const;
 
  private:
   std::unique_ptr<CpuDevice> cpu_;
+  std::vector<std::unique_ptr<GpuDevice>> owned_gpus_;
+  std::vector<GpuDevice*> gpus_;
+  std::string gpus_unavailable_;
   std::vector<Device*> devices_;
 };
 

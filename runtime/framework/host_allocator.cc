@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <cstdlib>
 
+#include "runtime/framework/caching_allocator.h"
+
 // gperftools' C hooks, present when the binary links tcmalloc.
 extern "C" void MallocExtension_ReleaseFreeMemory(void) __attribute__((weak));
 extern "C" void MallocExtension_MarkThreadTemporarilyIdle(void) __attribute__((weak));
@@ -31,16 +33,8 @@ HostAllocator& HostAllocator::Global() {
   return *allocator;
 }
 
-size_t HostAllocator::RoundUp(size_t bytes) {
-  if (bytes <= kAlignment) return kAlignment;
-  size_t power = 1;
-  while (power * 2 <= bytes) power *= 2;
-  const size_t step = power >= 4 * kAlignment ? power / 4 : kAlignment;
-  return (bytes + step - 1) / step * step;
-}
-
 void* HostAllocator::Allocate(size_t bytes, size_t* capacity) {
-  *capacity = RoundUp(bytes);
+  *capacity = RoundToSizeClass(bytes, kAlignment);
   if (*capacity >= options_.min_cached_bytes) {
     absl::MutexLock lock(&mu_);
     auto it = free_.find(*capacity);

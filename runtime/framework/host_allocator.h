@@ -2,7 +2,7 @@
 //
 // Inference allocates the same activation sizes on every request; returning freed blocks to a
 // per-size free list makes later runs reuse them instead of mapping and faulting fresh pages.
-// Sizes are rounded up to quarter-power-of-two classes (at most 25% slack). Small blocks go
+// Sizes are rounded up to size classes (RoundToSizeClass: at most 25% slack). Small blocks go
 // straight to malloc, which is already fast for them. Large ones are mapped from the kernel
 // (mmap) and unmapped when freed beyond the cache's bound or released: a malloc would keep
 // freed ones in its own caches, where they stay resident (a model load frees a model's worth
@@ -56,7 +56,6 @@ class HostAllocator {
   void ReleaseCached();
 
  private:
-  static size_t RoundUp(size_t bytes);
 
   const Options options_;
   mutable absl::Mutex mu_;

@@ -408,4 +408,4 @@ def test_json_logs_and_channel_arguments(tmp_path):
     assert any(m.startswith("Running gRPC ModelServer at 0.0.0.0:") for m in messages)
     gpu = [e for e in events if "per_process_gpu_memory_fraction" in e["msg"]]
     assert len(gpu) == 1 and gpu[0]["level"] == "WARNING", gpu
-    assert gpu[0]["per_process_gpu_memory_fraction"] == "0.5" and "no GPU device" in gpu[0]["msg"]
+    assert gpu[0]["per_process_gpu_memory_fraction"] == "0.5" and "no GPU device (" in gpu[0]["msg"]
