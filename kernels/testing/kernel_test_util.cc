@@ -4,6 +4,8 @@
 #include <memory>
 
 #include "gtest/gtest.h"
+#include "runtime/framework/device_memory.h"
+#include "runtime/framework/device_set.h"
 #include "runtime/framework/dispatch_numeric.h"
 #include "runtime/framework/kernel_registry.h"
 #include "runtime/framework/tensor_eigen.h"
@@ -69,18 +71,39 @@ NodeBuilder& NodeBuilder::ShapeAttr(const std::string& name, const std::vector<i
   return *this;
 }
 
-std::vector<DeviceType> TestDevices() { return {DeviceType::kCpu}; }
+std::vector<DeviceType> TestDevices() {
+  std::vector<DeviceType> devices = {DeviceType::kCpu};
+  if (!DeviceSet::ProcessDefault().gpus().empty()) devices.push_back(DeviceType::kGpu);
+  return devices;
+}
 
 absl::StatusOr<std::vector<Tensor>> RunKernel(const ::tensorflow::NodeDef& node,
                                               const std::vector<Tensor>& inputs,
                                               DeviceType device, std::vector<bool> outputs_read) {
-  static CpuDevice* cpu = new CpuDevice(CpuDevice::Options{2});
   static ResourceMgr* resources = new ResourceMgr();
-  auto kernel = KernelRegistry::Global().CreateKernel(node, device);
+  DeviceSet& devices = DeviceSet::ProcessDefault();
+  // As the executor places it: an op without a kernel for the device asked for runs on the CPU.
+  Device* run_on = devices.cpu();
+  if (device == DeviceType::kGpu && !devices.gpus().empty() &&
+      KernelRegistry::Global().Find(node, DeviceType::kGpu).ok()) {
+    run_on = devices.gpus().front();
+  }
+  auto registration = KernelRegistry::Global().Find(node, run_on->type());
+  if (!registration.ok()) return registration.status();
+  auto kernel = KernelRegistry::Global().CreateKernel(node, run_on->type());
   if (!kernel.ok()) return kernel.status();
   OpKernelContext::Params params;
   params.node_name = &node.name();
   params.inputs.assign(inputs.begin(), inputs.end());
+  if (run_on->type() == DeviceType::kGpu) {
+    auto* gpu = static_cast<GpuDevice*>(run_on);
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if ((*registration)->def.host_inputs().count(static_cast<int>(i))) continue;
+      auto on_device = CopyTensorToDevice(inputs[i], gpu);
+      if (!on_device.ok()) return on_device.status();
+      params.inputs[i] = *std::move(on_device);
+    }
+  }
   params.input_refs.resize(inputs.size());
   // Enough slots for any kernel under test; unused trailing outputs are dropped below.
   params.num_outputs = 64;
@@ -89,7 +112,8 @@ absl::StatusOr<std::vector<Tensor>> RunKernel(const ::tensorflow::NodeDef& node,
     params.outputs_read = &outputs_read;
   }
   params.resource_mgr = resources;
-  params.eigen_cpu_device = &cpu->eigen_device();
+  params.device = run_on;
+  params.eigen_cpu_device = &devices.cpu()->eigen_device();
   OpKernelContext ctx(std::move(params));
   absl::Status status = (*kernel)->Compute(&ctx);
   if (!status.ok()) return status;
@@ -100,7 +124,9 @@ absl::StatusOr<std::vector<Tensor>> RunKernel(const ::tensorflow::NodeDef& node,
       if (!value.ok()) return value.status();
       outputs.push_back(*value);
     } else {
-      outputs.push_back(ctx.outputs()[i]);
+      auto value = CopyTensorToHost(ctx.outputs()[i]);
+      if (!value.ok()) return value.status();
+      outputs.push_back(*std::move(value));
     }
   }
   while (!outputs.empty() && !outputs.back().IsInitialized()) outputs.pop_back();

@@ -49,7 +49,9 @@ class NodeBuilder {
 // Devices the tests run on: CPU, plus GPU when built with CUDA and a GPU is visible.
 std::vector<DeviceType> TestDevices();
 
-// Creates the node's kernel for `device` and computes it once with `inputs`.
+// Creates the node's kernel for `device` and computes it once with `inputs`. On the GPU the
+// inputs are copied to device memory first (host-memory inputs stay) and the outputs are
+// copied back; an op without a GPU kernel runs on the CPU, as soft placement runs it.
 // Ref outputs are read back as values. A non-empty `outputs_read` says which outputs the run
 // reads (OpKernelContext::output_required; those past its end are not read); empty: all.
 absl::StatusOr<std::vector<Tensor>> RunKernel(const ::tensorflow::NodeDef& node,

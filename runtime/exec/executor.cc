@@ -13,6 +13,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "runtime/exec/function_plan.h"
+#include "runtime/framework/device_memory.h"
 #include "runtime/exec/placer.h"
 #include "runtime/graph/tensor_name.h"
 #include "runtime/util/status_macros.h"
@@ -31,6 +32,10 @@ absl::Status ComputeOrOutOfMemory(const OpKernel& kernel, const ::tensorflow::No
                                   OpKernelContext* ctx) {
   try {
     return kernel.Compute(ctx);
+  } catch (const DeviceAllocationFailed& failed) {
+    return absl::Status(failed.status().code(),
+                        absl::StrCat("node '", def.name(), "' (", def.op(), "): ",
+                                     failed.status().message()));
   } catch (const std::bad_alloc&) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "out of memory allocating a tensor in node '", def.name(), "' (", def.op(), ")"));
@@ -105,12 +110,33 @@ bool IsCheapOp(const std::string& op) {
   return kCheap->count(op) > 0;
 }
 
+// The device of `devices` that runs `node`: the one its device string names when present with a
+// kernel, else (soft placement) the first with a kernel. Fails with the registry's error when
+// none has one.
+absl::StatusOr<Device*> DeviceForNode(const NodeDef& node, const DeviceSet& devices) {
+  const KernelRegistry& registry = KernelRegistry::Global();
+  Device* named = devices.Find(node.device());
+  if (named != nullptr && registry.Find(node, named->type()).ok()) return named;
+  std::vector<DeviceType> types;
+  for (const Device* device : devices.devices()) {
+    if (std::find(types.begin(), types.end(), device->type()) == types.end()) {
+      types.push_back(device->type());
+    }
+  }
+  TENSORD_ASSIGN_OR_RETURN(const DeviceType type, PlaceNode(node, types));
+  for (Device* device : devices.devices()) {
+    if (device->type() == type) return device;
+  }
+  return absl::InternalError("no device of the placed type");
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<ExecutionPlan>> ExecutionPlan::Build(
     const GraphDef& graph, const std::vector<std::string>& feeds,
     const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
-    const std::vector<DeviceType>& devices, const ConstantTable* constants) {
+    const DeviceSet& devices, const ConstantTable* constants) {
+  const FlatFunctionLibrary functions(devices);
   auto constant_of = [&](const std::string& name) -> const std::vector<Tensor>* {
     if (constants == nullptr) return nullptr;
     auto it = constants->find(name);
@@ -224,12 +250,14 @@ absl::StatusOr<std::unique_ptr<ExecutionPlan>> ExecutionPlan::Build(
     const std::vector<Tensor>* values = constant_of(node.def->name());
     std::vector<Tensor> evaluated;
     if (values == nullptr && node.def->op() == "Const" && node.def->input_size() == 0) {
-      TENSORD_ASSIGN_OR_RETURN(const DeviceType device, PlaceNode(*node.def, devices));
-      if (device != DeviceType::kCpu) continue;
-      TENSORD_ASSIGN_OR_RETURN(std::unique_ptr<OpKernel> kernel,
-                               KernelRegistry::Global().CreateKernel(*node.def, device, &FlatFunctionLibrary()));
+      TENSORD_ASSIGN_OR_RETURN(Device* const device, DeviceForNode(*node.def, devices));
+      if (device->type() != DeviceType::kCpu) continue;
+      TENSORD_ASSIGN_OR_RETURN(
+          std::unique_ptr<OpKernel> kernel,
+          KernelRegistry::Global().CreateKernel(*node.def, device->type(), &functions));
       OpKernelContext::Params params;
       params.node_name = &node.def->name();
+      params.device = device;
       params.num_outputs = node.num_outputs;
       OpKernelContext ctx(std::move(params));
       TENSORD_RETURN_IF_ERROR(ComputeOrOutOfMemory(*kernel, *node.def, &ctx));
@@ -267,11 +295,12 @@ absl::StatusOr<std::unique_ptr<ExecutionPlan>> ExecutionPlan::Build(
         ++node.num_in_edges;
       }
     }
-    TENSORD_ASSIGN_OR_RETURN(node.device, PlaceNode(*node.def, devices));
-    TENSORD_ASSIGN_OR_RETURN(node.registration, KernelRegistry::Global().Find(*node.def, node.device));
-    TENSORD_ASSIGN_OR_RETURN(node.kernel,
-                             KernelRegistry::Global().CreateKernel(*node.def, node.device,
-                                                                  &FlatFunctionLibrary()));
+    TENSORD_ASSIGN_OR_RETURN(node.device, DeviceForNode(*node.def, devices));
+    TENSORD_ASSIGN_OR_RETURN(node.registration,
+                             KernelRegistry::Global().Find(*node.def, node.device->type()));
+    TENSORD_ASSIGN_OR_RETURN(
+        node.kernel,
+        KernelRegistry::Global().CreateKernel(*node.def, node.device->type(), &functions));
   }
   for (const TensorRef& ref : fetch_refs) {
     const int slot = slot_of(ref);
@@ -357,7 +386,8 @@ absl::Status ExecutionPlan::Compute(const Node& node, Frame* frame,
   params.num_outputs = node.num_outputs;
   params.outputs_read = &node.outputs_read;
   params.resource_mgr = env.resource_mgr;
-  params.eigen_cpu_device = &env.cpu->eigen_device();
+  params.device = node.device;
+  params.eigen_cpu_device = &env.devices->cpu()->eigen_device();
   params.execution_env = &env;
   params.cancellation = frame->cancellation;
   for (int i = 0; i < num_inputs; ++i) {
@@ -496,17 +526,19 @@ absl::Status ExecutionPlan::CollectOutputs(const Frame& frame,
   TENSORD_RETURN_IF_ERROR(frame.status);
   outputs->clear();
   for (size_t i = 0; i < fetch_slots_.size(); ++i) {
-    if (constant_slot_[fetch_slots_[i]]) {
-      outputs->push_back(constant_values_[fetch_slots_[i]]);
-      continue;
-    }
     const Entry& entry = frame.slots[fetch_slots_[i]];
-    if (entry.ref != nullptr) {
-      TENSORD_ASSIGN_OR_RETURN(Tensor value, entry.ref->Read(fetch_names_[i]));
-      outputs->push_back(std::move(value));
+    Tensor value;
+    if (constant_slot_[fetch_slots_[i]]) {
+      value = constant_values_[fetch_slots_[i]];
+    } else if (entry.ref != nullptr) {
+      TENSORD_ASSIGN_OR_RETURN(value, entry.ref->Read(fetch_names_[i]));
     } else {
-      outputs->push_back(entry.value);
+      value = entry.value;
     }
+    if (value.memory_space() == MemorySpace::kDevice) {
+      TENSORD_ASSIGN_OR_RETURN(value, CopyTensorToHost(value));
+    }
+    outputs->push_back(std::move(value));
   }
   return absl::OkStatus();
 }

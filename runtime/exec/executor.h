@@ -22,7 +22,7 @@
 #include "absl/synchronization/mutex.h"
 #include "protos/tensorflow/graph.pb.h"
 #include "runtime/framework/cancellation.h"
-#include "runtime/framework/device.h"
+#include "runtime/framework/device_set.h"
 #include "runtime/framework/kernel_registry.h"
 #include "runtime/exec/session.h"
 #include "runtime/framework/resource.h"
@@ -32,9 +32,8 @@ namespace tensord {
 // Services shared by all runs of a session's plans. Not owned by the plan.
 struct ExecutionEnv {
   ResourceMgr* resource_mgr = nullptr;
-  CpuDevice* cpu = nullptr;
-  // Device types nodes may be placed on, in preference order.
-  std::vector<DeviceType> devices = {DeviceType::kCpu};
+  // The devices the plans were built for (borrowed).
+  const DeviceSet* devices = nullptr;
   // Runs independent nodes side by side; null runs everything on the caller's thread.
   Eigen::ThreadPoolInterface* inter_op_pool = nullptr;
 };
@@ -43,13 +42,17 @@ class ExecutionPlan {
  public:
   // `graph` must outlive the plan (nodes are referenced, not copied). Nodes named in
   // `constants` (may be null) yield those tensors instead of running a kernel, and their
-  // inputs are not needed.
+  // inputs are not needed. A node runs on the device its device string names when that
+  // device is in `devices` and has a kernel for it (the placement pass wrote full names);
+  // otherwise on the first device of the set that has one. `devices` must outlive the plan
+  // and be the set of every ExecutionEnv the plan runs with.
   static absl::StatusOr<std::unique_ptr<ExecutionPlan>> Build(
       const ::tensorflow::GraphDef& graph, const std::vector<std::string>& feeds,
       const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
-      const std::vector<DeviceType>& devices, const ConstantTable* constants = nullptr);
+      const DeviceSet& devices, const ConstantTable* constants = nullptr);
 
-  // Runs the plan. `feeds` are in the order given to Build. Outputs follow `fetches`. A fired
+  // Runs the plan. `feeds` are in the order given to Build. Outputs follow `fetches`, in host
+  // memory (values a GPU computed are copied back, the run's one wait for its GPU work). A fired
   // `cancellation` (may be null) stops scheduling further nodes and returns its status. Feeds
   // passed by the caller's last reference (moved in) may have their buffers reused for outputs
   // inside the run; a caller that keeps a reference keeps its values.
@@ -66,7 +69,7 @@ class ExecutionPlan {
     const ::tensorflow::NodeDef* def = nullptr;
     std::unique_ptr<OpKernel> kernel;
     const KernelRegistration* registration = nullptr;
-    DeviceType device = DeviceType::kCpu;  // assigned by soft placement
+    Device* device = nullptr;  // where it runs (see Build)
     std::vector<int> input_slots;   // one per data input
     std::vector<int> successors;    // one entry per in-edge of the successor
     int first_output_slot = 0;

@@ -10,7 +10,7 @@
 namespace tensord {
 
 absl::StatusOr<std::vector<std::unique_ptr<Function>>> FunctionPlan::ForAttr(
-    OpKernelConstruction* c, const std::string& attr) {
+    OpKernelConstruction* c, const std::string& attr, const DeviceSet& devices) {
   const auto& attrs = c->node_def().attr();
   auto error = attrs.find(FlatFunctionErrorAttr(attr));
   if (error != attrs.end()) {
@@ -29,9 +29,6 @@ absl::StatusOr<std::vector<std::unique_ptr<Function>>> FunctionPlan::ForAttr(
   } else {
     graphs.push_back(it->second.s());
   }
-  std::vector<DeviceType> devices = {c->device_type()};
-  if (c->device_type() != DeviceType::kCpu) devices.push_back(DeviceType::kCpu);
-
   std::vector<std::unique_ptr<Function>> plans;
   for (const std::string& bytes : graphs) {
     auto plan = std::unique_ptr<FunctionPlan>(new FunctionPlan());
@@ -91,23 +88,6 @@ absl::StatusOr<std::vector<Tensor>> FunctionPlan::Run(OpKernelContext* c,
   std::vector<Tensor> results;
   TENSORD_RETURN_IF_ERROR(plan_->Run(env, std::move(args), &results, c->cancellation()));
   return results;
-}
-
-namespace {
-
-class FlatFunctions : public FunctionLibrary {
- public:
-  absl::StatusOr<std::vector<std::unique_ptr<Function>>> Instantiate(
-      OpKernelConstruction* c, const std::string& attr) const override {
-    return FunctionPlan::ForAttr(c, attr);
-  }
-};
-
-}  // namespace
-
-const FunctionLibrary& FlatFunctionLibrary() {
-  static const FlatFunctions* const library = new FlatFunctions();
-  return *library;
 }
 
 }  // namespace tensord

@@ -26,8 +26,9 @@ class FunctionPlan : public Function {
  public:
   // Plans for the graphs the inliner stored for function attr `attr` of the kernel's node: one
   // for a `func` attr, one per function for a list (Case's branches).
+  // Their nodes run on `devices` (borrowed; must outlive the plans).
   static absl::StatusOr<std::vector<std::unique_ptr<Function>>> ForAttr(
-      OpKernelConstruction* c, const std::string& attr);
+      OpKernelConstruction* c, const std::string& attr, const DeviceSet& devices);
 
   absl::StatusOr<std::vector<Tensor>> Run(OpKernelContext* c,
                                           std::vector<Tensor> args) const override;
@@ -44,8 +45,19 @@ class FunctionPlan : public Function {
 };
 
 // The library the executor builds kernels with: a node's function attrs, flattened on the node
-// by the inliner, as FunctionPlans. Stateless; one for the process.
-const FunctionLibrary& FlatFunctionLibrary();
+// by the inliner, as FunctionPlans whose nodes run on `devices` (borrowed). Stateless beyond
+// that; thread-safe.
+class FlatFunctionLibrary : public FunctionLibrary {
+ public:
+  explicit FlatFunctionLibrary(const DeviceSet& devices) : devices_(devices) {}
+  absl::StatusOr<std::vector<std::unique_ptr<Function>>> Instantiate(
+      OpKernelConstruction* c, const std::string& attr) const override {
+    return FunctionPlan::ForAttr(c, attr, devices_);
+  }
+
+ private:
+  const DeviceSet& devices_;
+};
 
 }  // namespace tensord
 

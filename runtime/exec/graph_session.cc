@@ -25,7 +25,7 @@ class GraphSession : public Session {
         constants_(std::move(constants)) {
     DeviceSet& devices = DeviceSet::OrProcessDefault(options.devices);
     env_.resource_mgr = resources_.get();
-    env_.cpu = devices.cpu();
+    env_.devices = &devices;
     env_.inter_op_pool = devices.cpu()->inter_op_pool();
   }
 
@@ -56,7 +56,7 @@ class GraphSession : public Session {
     }
     // Built outside the lock: kernel construction can be slow and other plans stay usable.
     TENSORD_ASSIGN_OR_RETURN(auto plan, ExecutionPlan::Build(graph_, feeds, fetches, targets,
-                                                                  env_.devices, constants_.get()));
+                                                                  *env_.devices, constants_.get()));
     absl::MutexLock lock(&mu_);
     auto& slot = plans_[key];
     if (slot == nullptr) slot = std::move(plan);

@@ -48,6 +48,8 @@ class GpuDevice : public Device {
   // Sync() returns.
   virtual absl::Status CopyToDevice(const void* host, void* device, size_t bytes) = 0;
   virtual absl::Status CopyToHost(const void* device, void* host, size_t bytes) = 0;
+  // Sets `bytes` of device memory to zero, queued like a copy.
+  virtual absl::Status Zero(void* device, size_t bytes) = 0;
   // Waits for everything queued on the compute stream; the first error of that work, naming
   // the device.
   virtual absl::Status Sync() = 0;

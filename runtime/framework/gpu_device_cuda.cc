@@ -55,6 +55,9 @@ class CudaDevice : public GpuDevice {
     return Check("copy to host",
                  cudaMemcpyAsync(host, device, bytes, cudaMemcpyDeviceToHost, stream_));
   }
+  absl::Status Zero(void* device, size_t bytes) override {
+    return Check("zeroing memory", cudaMemsetAsync(device, 0, bytes, stream_));
+  }
   absl::Status Sync() override {
     return Check("synchronising", cudaStreamSynchronize(stream_));
   }

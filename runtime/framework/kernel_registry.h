@@ -48,6 +48,12 @@ class KernelDef {
     return *this;
   }
 
+  // Output `index` is written to host memory even on an accelerator (a copy back to the host).
+  KernelDef& HostMemoryOutput(int index) {
+    host_outputs_.insert(index);
+    return *this;
+  }
+
   const std::string& op() const { return op_; }
   DeviceType device() const { return device_; }
   const std::vector<std::pair<std::string, DataType>>& type_constraints() const {
@@ -55,6 +61,7 @@ class KernelDef {
   }
   const std::set<int>& ref_inputs() const { return ref_inputs_; }
   const std::set<int>& host_inputs() const { return host_inputs_; }
+  const std::set<int>& host_outputs() const { return host_outputs_; }
   std::string DebugString() const;  // "MatMul CPU T=float"
 
  private:
@@ -63,6 +70,7 @@ class KernelDef {
   std::vector<std::pair<std::string, DataType>> type_constraints_;
   std::set<int> ref_inputs_;
   std::set<int> host_inputs_;
+  std::set<int> host_outputs_;
 };
 
 using KernelFactory = std::function<std::unique_ptr<OpKernel>(OpKernelConstruction*)>;

@@ -1,6 +1,8 @@
 #include "runtime/framework/op_kernel.h"
 
 #include "absl/strings/str_cat.h"
+#include "runtime/framework/device_memory.h"
+#include "runtime/framework/device_set.h"
 #include "runtime/framework/tensor_proto.h"
 
 namespace tensord {
@@ -145,9 +147,39 @@ Tensor* OpKernelContext::OutputSlot(int i) {
   return &(*extra_outputs_)[index];
 }
 
+Device* OpKernelContext::device() const {
+  return params_.device != nullptr ? params_.device : DeviceSet::ProcessDefault().cpu();
+}
+
+namespace {
+
+// A tensor in `device`'s memory; host memory for the CPU.
+Tensor AllocateOn(Device* device, DataType dtype, const TensorShape& shape, bool zero) {
+  if (device == nullptr || device->type() == DeviceType::kCpu) {
+    return zero ? Tensor(dtype, shape) : Tensor::ForOverwrite(dtype, shape);
+  }
+  auto* gpu = static_cast<GpuDevice*>(device);
+  absl::StatusOr<Tensor> tensor = AllocateDeviceTensor(gpu, dtype, shape);
+  if (!tensor.ok()) throw DeviceAllocationFailed(tensor.status());
+  if (zero) {
+    absl::Status zeroed = gpu->Zero(tensor->raw_data(), tensor->TotalBytes());
+    if (!zeroed.ok()) throw DeviceAllocationFailed(zeroed);
+  }
+  return *std::move(tensor);
+}
+
+// The GPU whose memory a kernel on `device` writes; null for the CPU (host memory).
+const GpuDevice* OwnGpu(const Device* device) {
+  return device != nullptr && device->type() == DeviceType::kGpu
+             ? static_cast<const GpuDevice*>(device)
+             : nullptr;
+}
+
+}  // namespace
+
 Tensor* OpKernelContext::allocate_output(int i, DataType dtype, const TensorShape& shape) {
   Tensor* out = OutputSlot(i);
-  *out = Tensor(dtype, shape);
+  *out = AllocateOn(params_.device, dtype, shape, /*zero=*/true);
   return out;
 }
 
@@ -158,7 +190,8 @@ Tensor* OpKernelContext::forward_input_or_allocate_output(std::initializer_list<
     if (inputs_[input] != &params_.inputs[input]) continue;  // lent: others read it
     const Tensor& in = params_.inputs[input];
     if (in.IsInitialized() && in.dtype() == dtype && DataTypeSize(dtype) > 0 &&
-        in.shape() == shape && in.memory_space() == MemorySpace::kHost && in.RefCountIsOne()) {
+        in.shape() == shape && DeviceOf(in) == OwnGpu(params_.device) &&
+        in.RefCountIsOne()) {
       Tensor* out = OutputSlot(i);
       *out = in;
       return out;
@@ -170,7 +203,7 @@ Tensor* OpKernelContext::forward_input_or_allocate_output(std::initializer_list<
 Tensor* OpKernelContext::allocate_output_for_overwrite(int i, DataType dtype,
                                                        const TensorShape& shape) {
   Tensor* out = OutputSlot(i);
-  *out = Tensor::ForOverwrite(dtype, shape);
+  *out = AllocateOn(params_.device, dtype, shape, /*zero=*/false);
   return out;
 }
 

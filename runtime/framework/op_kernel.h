@@ -118,6 +118,9 @@ class OpKernelContext {
     // Per output below num_outputs: whether anything in the run reads it. Null: all are read.
     const std::vector<bool>* outputs_read = nullptr;
     ResourceMgr* resource_mgr = nullptr;
+    // The device the node runs on; outputs are allocated in its memory. Null: the CPU.
+    Device* device = nullptr;
+    // The CPU device's intra-op pool, for kernels on the CPU and host-side work on others.
     const Eigen::ThreadPoolDevice* eigen_cpu_device = nullptr;
     // The run's services, for the functions control-flow kernels run (runtime/exec reads
     // them; kernels do not), and its cancellation. Either may be null.
@@ -140,7 +143,13 @@ class OpKernelContext {
     return i < num_outputs() &&
            (params_.outputs_read == nullptr || (*params_.outputs_read)[i]);
   }
-  // Allocates host memory for output i and returns it (owned by the context).
+  // The device the kernel runs on (Params::device), never null.
+  Device* device() const;
+  DeviceType device_type() const { return device()->type(); }
+
+  // Allocates output i in the memory of the kernel's device, zero-filled, and returns it (owned
+  // by the context). On a GPU a failed allocation throws DeviceAllocationFailed
+  // (runtime/framework/device_memory.h), which the executor turns into the request's error.
   Tensor* allocate_output(int i, DataType dtype, const TensorShape& shape);
   // Like allocate_output, but the contents of a numeric output are undefined: for kernels that
   // write every element (spares zero-filling large outputs).

@@ -104,6 +104,10 @@ class Tensor {
   // A copy with its own host buffer.
   Tensor DeepCopy() const;
 
+  // The buffer's owner object, or null for an empty tensor: device memory's buffer knows its
+  // device (runtime/framework/device_memory.h).
+  const TensorBuffer* buffer() const { return buffer_.get(); }
+
   bool RefCountIsOne() const { return buffer_ != nullptr && buffer_.use_count() == 1; }
   // Names the buffer without keeping it alive: caches keyed by buffer compare owners
   // (std::weak_ptr::owner_before), which stay distinct even after the buffer is freed.

@@ -21,15 +21,9 @@
 #include "runtime/framework/kernel_registry.h"
 #include "runtime/framework/resource.h"
 #include "runtime/graph/function_inliner.h"
-#include "runtime/graph/identity_elimination.h"
 #include "runtime/graph/op_registry.h"
 #include "runtime/graph/tensor_name.h"
-#include "runtime/optimizer/drop_constant_control_edges.h"
-#include "runtime/optimizer/fold_affine_into_conv.h"
-#include "runtime/optimizer/fold_pad_into_conv.h"
-#include "runtime/optimizer/fuse_bias_activation.h"
-#include "runtime/optimizer/fuse_elementwise.h"
-#include "runtime/optimizer/hoist_loop_invariant_reads.h"
+#include "runtime/saved_model/load_passes.h"
 #include "runtime/saved_model/restore_pruning.h"
 #include "runtime/saved_model/serving_optimizer.h"
 #include "runtime/util/status_macros.h"
@@ -335,7 +329,12 @@ absl::StatusOr<std::unique_ptr<SavedModelBundle>> SavedModelBundle::LoadAndOptim
   DeviceSet& devices = DeviceSet::OrProcessDefault(options.session.devices);
   // Placed once, over the graph serving runs: this one unless the optimised one replaces it
   // (the load session places its nodes as it builds its plans).
-  if (!options.optimize) bundle->placement_ = PlaceGraph(&graph, devices, options.placement);
+  const GraphPassPipeline device_passes =
+      DevicePasses(devices, options.placement, &bundle->placement_);
+  if (!options.optimize) {
+    TENSORD_RETURN_IF_ERROR(
+        device_passes.Run(GraphPassContext{&graph, nullptr, {}}, &bundle->pass_rewrites_));
+  }
   TENSORD_ASSIGN_OR_RETURN(bundle->session_, NewSession(graph, options.session, resources));
 
   std::vector<Tensor> unused;
@@ -357,11 +356,8 @@ absl::StatusOr<std::unique_ptr<SavedModelBundle>> SavedModelBundle::LoadAndOptim
     }
   }
   if (options.optimize) {
-    // Before freezing, so that the reads moved out of loops are frozen with the others.
-    RewriteFlatFunctions(&graph, [&](::tensorflow::GraphDef* function) {
-      bundle->hoisted_reads_ += HoistLoopInvariantReads(function, ops);
-    });
-    bundle->hoisted_reads_ += HoistLoopInvariantReads(&graph, ops);
+    TENSORD_RETURN_IF_ERROR(
+        LoopPasses(ops).Run(GraphPassContext{&graph, nullptr, {}}, &bundle->pass_rewrites_));
     ServingOptimizerOptions optimizer_options;
     optimizer_options.devices = options.session.devices;
     TENSORD_ASSIGN_OR_RETURN(
@@ -376,17 +372,9 @@ absl::StatusOr<std::unique_ptr<SavedModelBundle>> SavedModelBundle::LoadAndOptim
         for (const std::string& name : names) passes.keep.insert(ParseTensorRef(name).node);
       }
     }
-    DropConstantControlEdges(passes);
-    TENSORD_ASSIGN_OR_RETURN(bundle->folded_pads_, FoldPadIntoConv(passes));
-    TENSORD_ASSIGN_OR_RETURN(FoldedAffine folded_affine, FoldAffineIntoConv(passes));
-    bundle->folded_affine_ops_ = folded_affine.folded_ops;
-    TENSORD_ASSIGN_OR_RETURN(bundle->fused_convolutions_, FuseBiasActivation(passes));
-    bundle->fused_elementwise_ops_ = FuseElementwise(passes);
-    // Loop and branch bodies run once per step: their elementwise ops gain the most.
-    RewriteFlatFunctions(&graph, [&bundle](::tensorflow::GraphDef* body) {
-      bundle->fused_elementwise_ops_ += FuseElementwise({body, nullptr, {FunctionCallName()}});
-    });
-    bundle->removed_identities_ = EliminateIdentities(&graph, passes.keep);
+    FoldAffineIntoConvPass* fold_affine = nullptr;  // owned by `optimization`
+    const GraphPassPipeline optimization = OptimizationPasses(&fold_affine);
+    TENSORD_RETURN_IF_ERROR(optimization.Run(passes, &bundle->pass_rewrites_));
     TENSORD_ASSIGN_OR_RETURN(const ReleasedState released,
                              ReleaseUnreachableState(&graph, io, optimized.constants.get(),
                                                      bundle->session_.get(), resources.get()));
@@ -394,8 +382,8 @@ absl::StatusOr<std::unique_ptr<SavedModelBundle>> SavedModelBundle::LoadAndOptim
     bundle->pruned_nodes_ = released.nodes;
     // Now that the frozen variables serving no longer reads are gone, most filters are held by
     // nothing else and are scaled in their own buffers.
-    ScaleFoldedFilters(std::move(folded_affine.filter_scales), optimized.constants.get());
-    bundle->placement_ = PlaceGraph(&graph, devices, options.placement);
+    ScaleFoldedFilters(fold_affine->TakeFilterScales(), optimized.constants.get());
+    TENSORD_RETURN_IF_ERROR(device_passes.Run(passes, &bundle->pass_rewrites_));
     TENSORD_ASSIGN_OR_RETURN(
         bundle->session_, NewSession(::tensorflow::GraphDef(graph) /* a copy off the arena */,
                                      options.session, resources, std::move(optimized.constants)));
@@ -415,6 +403,11 @@ absl::StatusOr<std::unique_ptr<SavedModelBundle>> SavedModelBundle::LoadAndOptim
   meta->clear_graph_def();
   bundle->meta_graph_ = *meta;  // a copy off the arena
   return bundle;
+}
+
+int SavedModelBundle::rewrites(const std::string& pass) const {
+  auto it = pass_rewrites_.find(pass);
+  return it == pass_rewrites_.end() ? 0 : it->second;
 }
 
 DataType SavedModelBundle::GraphInputDtype(const std::string& tensor_name) const {

@@ -78,18 +78,17 @@ class SavedModelBundle {
 
   // What load-time optimisation did (zero when LoadOptions::optimize was off).
   int frozen_variables() const { return frozen_variables_; }
-  // Variable reads in loop bodies replaced by one read before the loop.
-  int hoisted_reads() const { return hoisted_reads_; }
   int folded_nodes() const { return folded_nodes_; }
-  // Ops folded into convolutions (zero pads, batch norm, bias, scaling) and convolutions and
-  // matrix products fused with their bias and activation (runtime/optimizer).
-  int folded_pads() const { return folded_pads_; }
-  int folded_affine_ops() const { return folded_affine_ops_; }
-  int fused_convolutions() const { return fused_convolutions_; }
-  // Elementwise ops merged into _FusedElementwise nodes, loop and branch bodies included.
-  int fused_elementwise_ops() const { return fused_elementwise_ops_; }
-  // Pass-through nodes (Identity and friends) removed from the serving graph.
-  int removed_identities() const { return removed_identities_; }
+  // What each graph pass of the load did, by pass name (runtime/saved_model/load_passes.h):
+  // "hoist_loop_invariant_reads" (variable reads moved in front of loops),
+  // "fold_pad_into_conv", "fold_affine_into_conv", "fuse_bias_activation" (ops folded into
+  // convolutions, convolutions and matrix products fused with bias and activation),
+  // "fuse_elementwise" (ops merged into _FusedElementwise nodes, loop and branch bodies
+  // included), "eliminate_identities" (pass-through nodes removed), "placement" (nodes
+  // placed), "copy_insertion" (copies between memories).
+  const std::map<std::string, int>& pass_rewrites() const { return pass_rewrites_; }
+  // pass_rewrites() of one pass; 0 for a pass that did not run.
+  int rewrites(const std::string& pass) const;
   // Variables not restored from the checkpoint because nothing serving runs reads them.
   int skipped_restores() const { return skipped_restores_; }
   // Variables dropped after loading because serving no longer reads them (frozen or unused).
@@ -116,13 +115,8 @@ class SavedModelBundle {
   std::unique_ptr<Session> session_;
   PlacementRecord placement_;
   int frozen_variables_ = 0;
-  int hoisted_reads_ = 0;
   int folded_nodes_ = 0;
-  int folded_pads_ = 0;
-  int folded_affine_ops_ = 0;
-  int fused_convolutions_ = 0;
-  int fused_elementwise_ops_ = 0;
-  int removed_identities_ = 0;
+  std::map<std::string, int> pass_rewrites_;
   int skipped_restores_ = 0;
   int released_variables_ = 0;
   int skipped_top_level_nodes_ = 0;

@@ -251,6 +251,7 @@ class Optimizer {
     if (!kernel.ok()) return absl::OkStatus();
     params.num_outputs = *num_outputs;
     params.resource_mgr = &scratch_resources_;
+    params.device = cpu_;
     params.eigen_cpu_device = &cpu_->eigen_device();
     OpKernelContext ctx(std::move(params));
     if (!(*kernel)->Compute(&ctx).ok()) return absl::OkStatus();
@@ -280,7 +281,7 @@ class Optimizer {
   ServingOptimization result_;
   absl::flat_hash_map<std::string, Tensor> const_values_;
   ResourceMgr scratch_resources_;
-  const CpuDevice* cpu_;
+  CpuDevice* cpu_;
 };
 
 }  // namespace
