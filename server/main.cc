@@ -79,8 +79,12 @@ ABSL_FLAG(int, tensorflow_inter_op_parallelism, 0,
           "Threads running independent graph nodes; 0 = automatic.");
 ABSL_FLAG(double, per_process_gpu_memory_fraction, 0.0,
           "Share of each GPU's memory the process may take, 0..1; 0 = grow on demand. "
-          "tensord has no GPU device yet: a non-zero value is accepted (so TF Serving GPU "
-          "manifests start), logged as having no effect, and every model runs on the CPU.");
+          "Without a GPU device a non-zero value is logged as having no effect.");
+ABSL_FLAG(std::string, device_policy, "auto",
+          "Which device models' nodes ask for: auto (GPU 0 where there is a GPU, else the "
+          "CPU), cpu (every node, pinned ones too), gpu or gpu:N (nodes the graph does not "
+          "pin). A model's device_policy field in --model_config_file wins. A node whose "
+          "device or kernel is missing runs on the CPU (soft placement).");
 ABSL_FLAG(std::string, saved_model_tags, "serve",
           "Comma-separated tag set of the MetaGraphDef to load.");
 ABSL_FLAG(bool, enable_model_warmup, true,
@@ -400,6 +404,10 @@ absl::StatusOr<tensord::ServerOptions> OptionsFromFlags() {
                                 gpu_fraction));
   }
   options.devices.gpu.memory_fraction = gpu_fraction;
+  absl::StatusOr<tensord::DevicePolicy> policy =
+      tensord::ParseDevicePolicy(absl::GetFlag(FLAGS_device_policy));
+  if (!policy.ok()) return Invalid(absl::StrCat("--device_policy: ", policy.status().message()));
+  manager.load.placement.policy = *policy;
   options.devices.intra_op_threads = intra > 0 || inter > 0 ? intra : session;
   options.devices.inter_op_threads = intra > 0 || inter > 0 ? inter : session;
   manager.load.tags.clear();

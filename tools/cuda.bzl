@@ -34,7 +34,12 @@ _NVCC_FLAGS = [
 ] + _ARCH_FLAGS
 
 def cuda_library(name, srcs, hdrs = [], deps = [], **kwargs):
-    """A cc_library of the objects nvcc makes of `srcs` (.cu.cc); empty without CUDA."""
+    """A cc_library of the objects nvcc makes of `srcs` (.cu.cc); empty without CUDA.
+
+    Linked statically by default: the objects call the static CUDA runtime, whose symbols are
+    hidden, so they must be in the executable, not in a test's shared libraries.
+    """
+    kwargs.setdefault("linkstatic", True)
     objects = []
     if CUDA_AVAILABLE:
         for src in srcs:

@@ -15,12 +15,12 @@ Commands:
   inspect DIR [--tag_set TAGS] [--json]
       Show the tag sets and signatures of the SavedModel in DIR (every meta graph unless
       --tag_set is given), like `saved_model_cli show --all`; --json prints them as JSON.
-  inspect --placement DIR [--tag_set TAGS] [--device cpu|gpu] [--json]
+  inspect --placement DIR [--tag_set TAGS] [--device POLICY] [--json]
       Load the SavedModel in DIR as tensord serves it and show on which device each node of
       the serving graph (and of its loop and branch bodies) runs: the device asked for (the
       graph's, else --device's), the one assigned, and whether it was soft-placed there.
   run DIR [--tag_set TAGS] [--signature_def KEY] [--input ALIAS=VALUE ...] [--output_dir D]
-          [--device cpu|gpu]
+          [--device POLICY]
       Load the SavedModel in DIR and run one signature. VALUE is a JSON nested list such as
       '[[1.0], [2.0]]', converted to the input's declared dtype (strings for DT_STRING, also
       {"b64": "..."}), or @FILE.npy. Prints {"outputs": {ALIAS: VALUE, ...}}; with
@@ -75,9 +75,11 @@ Flags:
   --output_dir D        directory for the outputs' .npy files (created if missing)
   --json                inspect, list: machine-readable JSON
   --placement           inspect: load the model and show each node's device
-  --device cpu|gpu      inspect --placement, run: the device nodes the graph does not pin ask
-                        for (default: the first device present, the CPU); soft placement
-                        runs a node elsewhere when that device or its kernel is missing
+  --device POLICY       inspect --placement, run: the device policy, as tensord's
+                        --device_policy: auto (default: GPU 0 when there is one, else the
+                        CPU, for nodes the graph does not pin), cpu (every node), gpu or
+                        gpu:N (nodes the graph does not pin); soft placement runs a node
+                        elsewhere when that device or its kernel is missing
   --server HOST:PORT    gRPC server of the server commands
   --model NAME          model name on the server
   --version N           model version (default: the server's latest)
@@ -196,11 +198,11 @@ absl::StatusOr<Args> ParseArgs(const std::vector<std::string>& argv) {
     if (name == "tag_set") {
       args.tag_set = ParseTagSet(*value);
     } else if (name == "device") {
-      if (*value != "cpu" && *value != "gpu") {
-        return absl::InvalidArgumentError(
-            absl::StrCat("--device '", *value, "' must be cpu or gpu"));
+      absl::StatusOr<DevicePolicy> policy = ParseDevicePolicy(*value);
+      if (!policy.ok()) {
+        return absl::InvalidArgumentError(absl::StrCat("--device: ", policy.status().message()));
       }
-      args.device = *value;
+      args.device = *policy;
     } else if (name == "signature_def") {
       if (value->empty()) return absl::InvalidArgumentError("--signature_def is empty");
       args.signature_def = *value;

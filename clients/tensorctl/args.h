@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "runtime/exec/device_policy.h"
 
 namespace tensord {
 namespace tensorctl {
@@ -25,8 +26,8 @@ struct Args {
   std::optional<std::set<std::string>> tag_set;
   bool json = false;                            // inspect
   bool placement = false;                       // inspect: load DIR, print where nodes run
-  // inspect --placement, run: the device nodes ask for when the graph names none.
-  std::optional<std::string> device;
+  // inspect --placement, run: the device policy placement follows (--device).
+  std::optional<DevicePolicy> device;
   std::string signature_def = "serving_default";  // run
   std::vector<InputSpec> inputs;                // run
   std::string output_dir;                       // run

@@ -61,15 +61,15 @@ TEST(ArgsTest, PlacementAndDevice) {
   EXPECT_FALSE(args->device.has_value());
   args = ParseArgs({"inspect", "/m/1", "--placement", "--device=gpu", "--json"});
   ASSERT_TRUE(args.ok()) << args.status();
-  EXPECT_EQ(args->device, "gpu");
+  EXPECT_EQ(args->device->ToString(), "gpu:0");
   EXPECT_TRUE(args->json);
   args = ParseArgs({"run", "/m/1", "--device", "cpu"});
   ASSERT_TRUE(args.ok()) << args.status();
-  EXPECT_EQ(args->device, "cpu");
+  EXPECT_EQ(args->device->ToString(), "cpu");
   EXPECT_FALSE(args->placement);
 
   EXPECT_EQ(UsageError({"inspect", "/m/1", "--device", "tpu", "--placement"}),
-            "--device 'tpu' must be cpu or gpu");
+            "--device: device policy 'tpu' is not one of auto, cpu, gpu, gpu:N");
   EXPECT_EQ(UsageError({"inspect", "/m/1", "--device", "gpu"}),
             "--device needs --placement for 'tensorctl inspect'");
   EXPECT_EQ(UsageError({"inspect", "/m/1", "--placement=yes"}), "--placement takes no value");

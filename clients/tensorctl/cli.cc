@@ -30,9 +30,7 @@ int Fail(std::ostream& err, const absl::Status& status, const std::string& conte
 LoadOptions LoadOptionsFor(const Args& args) {
   LoadOptions options;
   options.tags = args.tag_set.value_or(std::set<std::string>{"serve"});
-  if (args.device.has_value()) {
-    options.placement.default_device = *args.device == "gpu" ? DeviceType::kGpu : DeviceType::kCpu;
-  }
+  if (args.device.has_value()) options.placement.policy = *args.device;
   return options;
 }
 

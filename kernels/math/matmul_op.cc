@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "kernels/math/matmul_shape.h"
 #include "kernels/math/matmul_util.h"
 #include "kernels/math/op_util.h"
 #include "kernels/nn/conv_fusion.h"
@@ -21,32 +22,6 @@ namespace tensord {
 namespace math {
 namespace {
 
-// Checks both operands and returns the product's dimensions.
-absl::StatusOr<MatMulDims> ProductDims(OpKernelContext* c, DataType dtype, bool transpose_a,
-                                       bool transpose_b) {
-  for (int i = 0; i < 2; ++i) {
-    TENSORD_RETURN_IF_ERROR(CheckInputType(c, i, dtype));
-    if (c->input(i).dims() != 2) {
-      return c->InvalidArgument(absl::StrCat("In[", i, "] is not a matrix. Instead it has shape ",
-                                             c->input(i).shape().DebugString()));
-    }
-  }
-  const Tensor& a = c->input(0);
-  const Tensor& b = c->input(1);
-  MatMulDims dims;
-  dims.transpose_a = transpose_a;
-  dims.transpose_b = transpose_b;
-  dims.m = a.dim_size(transpose_a ? 1 : 0);
-  dims.k = a.dim_size(transpose_a ? 0 : 1);
-  dims.n = b.dim_size(transpose_b ? 0 : 1);
-  if (b.dim_size(transpose_b ? 1 : 0) != dims.k) {
-    return c->InvalidArgument(absl::StrCat("Matrix size-incompatible: In[0]: ",
-                                           a.shape().DebugString(),
-                                           ", In[1]: ", b.shape().DebugString()));
-  }
-  return dims;
-}
-
 template <typename T>
 class MatMulOp : public OpKernel {
  public:
@@ -57,7 +32,7 @@ class MatMulOp : public OpKernel {
 
   absl::Status Compute(OpKernelContext* c) const override {
     TENSORD_ASSIGN_OR_RETURN(const MatMulDims dims,
-                             ProductDims(c, DataTypeToEnum<T>::value, transpose_a_, transpose_b_));
+                             MatMulProductDims(c, DataTypeToEnum<T>::value, transpose_a_, transpose_b_));
     Tensor* out = c->allocate_output(0, DataTypeToEnum<T>::value, TensorShape{dims.m, dims.n});
     MatMulThreaded(c->eigen_cpu_device(), dims, c->input(0).data<T>(), c->input(1).data<T>(),
                    out->data<T>());
@@ -79,7 +54,7 @@ class OneDnnMatMulOp : public OpKernel {
 
   absl::Status Compute(OpKernelContext* c) const override {
     TENSORD_ASSIGN_OR_RETURN(const MatMulDims dims,
-                             ProductDims(c, DT_FLOAT, transpose_a_, transpose_b_));
+                             MatMulProductDims(c, DT_FLOAT, transpose_a_, transpose_b_));
     if (c->num_inputs() < (options_.add_residual ? 4 : options_.bias ? 3 : 2)) {
       return c->InvalidArgument("has fewer inputs than its fused_ops need");
     }

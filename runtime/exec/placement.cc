@@ -9,36 +9,58 @@
 namespace tensord {
 namespace {
 
-const Device* Choose(const ::tensorflow::NodeDef& node, std::optional<DeviceType> wanted,
+// `wanted` when it has a kernel for the node, else the first device that has one, else the
+// set's first device.
+const Device* Choose(const ::tensorflow::NodeDef& node, const Device* wanted,
                      const DeviceSet& devices) {
   const KernelRegistry& registry = KernelRegistry::Global();
-  if (wanted.has_value()) {
-    for (const Device* device : devices.devices()) {
-      if (device->type() == *wanted && registry.Find(node, device->type()).ok()) return device;
-    }
-  }
+  if (wanted != nullptr && registry.Find(node, wanted->type()).ok()) return wanted;
   for (const Device* device : devices.devices()) {
     if (registry.Find(node, device->type()).ok()) return device;
   }
   return devices.devices().front();
 }
 
+// The first device of `type` in the set, or null.
+const Device* FirstOfType(const DeviceSet& devices, DeviceType type) {
+  for (const Device* device : devices.devices()) {
+    if (device->type() == type) return device;
+  }
+  return nullptr;
+}
+
+std::string DeviceName(DeviceType type, int index) {
+  return absl::StrCat("/device:", DeviceTypeName(type), ":", index);
+}
+
 void PlaceNodes(::tensorflow::GraphDef* graph, bool in_function, const DeviceSet& devices,
                 const PlacementOptions& options, PlacementRecord* record) {
+  const DevicePolicy& policy = options.policy;
   for (::tensorflow::NodeDef& node : *graph->mutable_node()) {
     NodePlacement placed;
     placed.node = node.name();
     placed.op = node.op();
     placed.in_function = in_function;
-    std::optional<DeviceType> wanted = RequestedDeviceType(node.device());
     placed.requested = node.device();
-    if (!wanted.has_value() && options.default_device.has_value()) {
-      wanted = options.default_device;
-      placed.requested = absl::StrCat("/device:", DeviceTypeName(*wanted), ":0");
+    // The device asked for, by name: it may be missing from the set.
+    std::string wanted;
+    const std::optional<DeviceType> pinned = RequestedDeviceType(node.device());
+    if (policy.kind == DevicePolicy::Kind::kCpu) {
+      wanted = DeviceName(DeviceType::kCpu, 0);
+      placed.requested = wanted;
+    } else if (pinned.has_value()) {
+      const Device* first = FirstOfType(devices, *pinned);
+      wanted = first != nullptr ? first->name() : DeviceName(*pinned, 0);
+    } else if (policy.kind == DevicePolicy::Kind::kGpu) {
+      wanted = DeviceName(DeviceType::kGpu, policy.gpu);
+      placed.requested = wanted;
+    } else if (!devices.gpus().empty()) {  // auto
+      wanted = devices.gpus().front()->name();
+      placed.requested = wanted;
     }
-    const Device* device = Choose(node, wanted, devices);
+    const Device* device = Choose(node, devices.Find(wanted), devices);
     placed.assigned = device->name();
-    placed.soft_placed = wanted.has_value() && *wanted != device->type();
+    placed.soft_placed = !wanted.empty() && wanted != device->name();
     node.set_device(device->name());
     record->nodes.push_back(std::move(placed));
   }

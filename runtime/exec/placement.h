@@ -1,8 +1,8 @@
 // Placement at load: every node's device decided once, written into the graph, and recorded.
 //
 // A load-time pass over the serving graph and the function bodies flattened onto its
-// control-flow nodes. Each node goes to the device its graph names (or, when it names none,
-// the device type the options ask for) if that device is in the set and has a kernel for the
+// control-flow nodes. Each node goes to the device it requests (the one its graph names, or
+// what the device policy asks for) if that device is in the set and has a kernel for the
 // node; otherwise to the first device of the set that has one (soft placement, as TF Serving
 // runs graphs: a graph exported with "/device:GPU:0" loads on a CPU-only host). The assigned
 // device's full name replaces the node's device string, so the executor runs the node there. A
@@ -17,21 +17,20 @@
 #include <vector>
 
 #include "protos/tensorflow/graph.pb.h"
+#include "runtime/exec/device_policy.h"
 #include "runtime/framework/device_set.h"
 
 namespace tensord {
 
 struct PlacementOptions {
-  // The device type asked for nodes whose graph names no device; unset: the set's first
-  // device (the CPU).
-  std::optional<DeviceType> default_device;
+  DevicePolicy policy;  // default: auto
 };
 
 struct NodePlacement {
   std::string node;
   std::string op;
   bool in_function = false;  // a node of a loop or branch body
-  std::string requested;     // the graph's device string, or the default asked for; may be ""
+  std::string requested;     // the graph's device string, or what the policy asked for; may be ""
   std::string assigned;      // a device name ("/device:CPU:0")
   // A device type was requested and the node runs on another one.
   bool soft_placed = false;
@@ -39,7 +38,7 @@ struct NodePlacement {
 
 struct PlacementRecord {
   std::vector<NodePlacement> nodes;  // function bodies' nodes first, then the graph's
-  // Copy nodes inserted on edges between devices: none while the set has one device.
+  // Copy nodes inserted on edges between memories (runtime/exec/copy_insertion.h).
   int copies = 0;
 
   // Nodes per assigned device name.

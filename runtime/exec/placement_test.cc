@@ -92,11 +92,11 @@ TEST(PlacementTest, CpuOnlySetSoftPlacesGpuRequestsAndRewritesDevices) {
   EXPECT_EQ(placed_body.node(0).device(), "/device:CPU:0");
 }
 
-TEST(PlacementTest, DefaultDeviceIsARequestForUnpinnedNodes) {
+TEST(PlacementTest, GpuPolicyIsARequestForUnpinnedNodes) {
   DeviceSet devices(DeviceSetOptions{1, 1});
   ::tensorflow::GraphDef graph = TestGraph();
   PlacementOptions options;
-  options.default_device = DeviceType::kGpu;
+  options.policy.kind = DevicePolicy::Kind::kGpu;
   const PlacementRecord record = PlaceGraph(&graph, devices, options);
   const NodePlacement& free = Find(record, "free");
   EXPECT_EQ(free.requested, "/device:GPU:0");
@@ -106,6 +106,34 @@ TEST(PlacementTest, DefaultDeviceIsARequestForUnpinnedNodes) {
   EXPECT_FALSE(Find(record, "inside").soft_placed);
   // pinned_gpu, free, orphan and branchy asked for the GPU and run on the CPU.
   EXPECT_EQ(record.SoftPlaced(), 4);
+
+  options.policy.gpu = 3;
+  graph = TestGraph();
+  EXPECT_EQ(Find(PlaceGraph(&graph, devices, options), "free").requested, "/device:GPU:3");
+}
+
+TEST(PlacementTest, CpuPolicyOverridesPins) {
+  DeviceSet devices(DeviceSetOptions{1, 1});
+  ::tensorflow::GraphDef graph = TestGraph();
+  PlacementOptions options;
+  options.policy.kind = DevicePolicy::Kind::kCpu;
+  const PlacementRecord record = PlaceGraph(&graph, devices, options);
+  const NodePlacement& pinned = Find(record, "pinned_gpu");
+  EXPECT_EQ(pinned.requested, "/device:CPU:0");
+  EXPECT_EQ(pinned.assigned, "/device:CPU:0");
+  EXPECT_FALSE(pinned.soft_placed);
+  // Every node asked for the CPU and runs there (the kernel-less orphan on the first device).
+  EXPECT_EQ(record.SoftPlaced(), 0);
+}
+
+// With no GPU in the set, auto asks for nothing beyond what the graph pins.
+TEST(PlacementTest, AutoPolicyOnCpuOnlySetRequestsNothingForUnpinnedNodes) {
+  DeviceSet devices(DeviceSetOptions{1, 1});
+  ASSERT_TRUE(devices.gpus().empty());
+  ::tensorflow::GraphDef graph = TestGraph();
+  const PlacementRecord record = PlaceGraph(&graph, devices, PlacementOptions());
+  EXPECT_EQ(Find(record, "free").requested, "");
+  EXPECT_EQ(Find(record, "branchy").requested, "");
 }
 
 }  // namespace

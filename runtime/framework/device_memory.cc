@@ -41,6 +41,15 @@ absl::StatusOr<Tensor> CopyTensorToDevice(const Tensor& host, GpuDevice* device)
   return out;
 }
 
+GpuStream StreamOf(const GpuDevice& device) {
+  return GpuStream{device.info().ordinal, device.compute_stream()};
+}
+
+absl::Status LaunchStatus(const std::string& node, const GpuDevice& device, const char* error) {
+  if (error == nullptr) return absl::OkStatus();
+  return absl::InternalError(absl::StrCat(node, " on ", device.name(), ": ", error));
+}
+
 absl::StatusOr<Tensor> CopyTensorToHost(const Tensor& tensor) {
   GpuDevice* device = DeviceOf(tensor);
   if (device == nullptr) return tensor;

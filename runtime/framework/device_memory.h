@@ -18,6 +18,7 @@
 
 #include "absl/status/statusor.h"
 #include "runtime/framework/gpu_device.h"
+#include "runtime/framework/gpu_stream.h"
 #include "runtime/framework/tensor.h"
 
 namespace tensord {
@@ -60,6 +61,13 @@ GpuDevice* DeviceOf(const Tensor& tensor);
 // `host` copied into `device`'s memory. The copy is queued on the device's compute stream and
 // the source is read before this returns (a staged copy), so the caller may drop `host` at once.
 absl::StatusOr<Tensor> CopyTensorToDevice(const Tensor& host, GpuDevice* device);
+
+// The launch target of a kernel running on `device` (a GPU).
+GpuStream StreamOf(const GpuDevice& device);
+
+// OK for a launcher's null; else INTERNAL "<node> on /device:GPU:N: <CUDA's error>". The
+// request fails; the device stays usable.
+absl::Status LaunchStatus(const std::string& node, const GpuDevice& device, const char* error);
 
 // A host tensor with `tensor`'s values: `tensor` itself when it is already on the host; else a
 // copy that waits for the device's queued work (this is where a run waits for its GPU work).

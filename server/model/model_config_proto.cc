@@ -55,6 +55,14 @@ absl::StatusOr<std::vector<ModelConfig>> ModelConfigsFromProto(
       out.num_versions = policy.has_latest() ? static_cast<int>(policy.latest().num_versions()) : 1;
     }
     for (const auto& [label, version] : model.version_labels()) out.labels[label] = version;
+    if (!model.device_policy().empty()) {
+      absl::StatusOr<DevicePolicy> device = ParseDevicePolicy(model.device_policy());
+      if (!device.ok()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("model ", model.name(), ": ", device.status().message()));
+      }
+      out.device_policy = *device;
+    }
     configs.push_back(std::move(out));
   }
   return configs;

@@ -70,6 +70,30 @@ TEST(ModelConfigProtoTest, RejectsWithTfServingMessages) {
             absl::StatusCode::kInvalidArgument);
 }
 
+TEST(ModelConfigProtoTest, DevicePolicyIsReadAndChecked) {
+  auto configs = FromText(R"pb(
+    model_config_list {
+      config { name: "a" base_path: "/m/a" model_platform: "tensorflow" device_policy: "gpu:1" }
+      config { name: "b" base_path: "/m/b" model_platform: "tensorflow" device_policy: "cpu" }
+      config { name: "c" base_path: "/m/c" model_platform: "tensorflow" }
+    })pb");
+  ASSERT_TRUE(configs.ok()) << configs.status();
+  ASSERT_EQ(configs->size(), 3u);
+  ASSERT_TRUE((*configs)[0].device_policy.has_value());
+  EXPECT_EQ((*configs)[0].device_policy->ToString(), "gpu:1");
+  EXPECT_EQ((*configs)[1].device_policy->ToString(), "cpu");
+  EXPECT_FALSE((*configs)[2].device_policy.has_value());  // the flag's
+
+  auto bad = FromText(R"pb(
+    model_config_list {
+      config { name: "a" base_path: "/m/a" model_platform: "tensorflow" device_policy: "tpu" }
+    })pb");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(bad.status().message(),
+            "model a: device policy 'tpu' is not one of auto, cpu, gpu, gpu:N");
+}
+
 TEST(ModelConfigProtoTest, FileErrorsNameTheFile) {
   const char* tmp = std::getenv("TEST_TMPDIR");
   const std::string path = std::string(tmp != nullptr ? tmp : "/tmp") + "/bad_models.config";

@@ -223,7 +223,9 @@ ModelManager::LoadResult ModelManager::AttemptLoad(const LoadTask& task, int att
   const std::string version = absl::StrCat(task.version);
   LoadResult result;
   const absl::Time start = absl::Now();
-  auto bundle_or = SavedModelBundle::Load(task.path, options_.load);
+  LoadOptions load = options_.load;
+  if (task.device_policy.has_value()) load.placement.policy = *task.device_policy;
+  auto bundle_or = SavedModelBundle::Load(task.path, load);
   if (bundle_or.ok()) {
     result.bundle = std::shared_ptr<const SavedModelBundle>(std::move(*bundle_or));
     const ServableHandle handle{task.model, task.version, result.bundle};
@@ -250,6 +252,7 @@ ModelManager::LoadResult ModelManager::AttemptLoad(const LoadTask& task, int att
              {{"model", task.model},
               {"version", version},
               {"load_ms", absl::StrFormat("%.1f", Milliseconds(took))},
+              {"device_policy", load.placement.policy.ToString()},
               {"nodes", placement.DeviceSummary()},
               {"copies", absl::StrCat(placement.copies)},
               {"soft_placed", absl::StrCat(placement.SoftPlaced())}});
@@ -378,7 +381,8 @@ void ModelManager::ReconcileAll() {
         entry.bundle.reset();
         entry.load_generation = ++last_load_generation_;
         SetState(name, &entry, VersionState::kStart, absl::OkStatus());
-        to_load.push_back({name, it->first, it->second, entry.load_generation});
+        to_load.push_back(
+            {name, it->first, it->second, entry.load_generation, model.config.device_policy});
       }
     }
   }

@@ -59,6 +59,9 @@ struct ModelConfig {
   int num_versions = 1;                  // kLatest; values below 1 are treated as 1.
   std::vector<int64_t> versions;         // kSpecific
   std::map<std::string, int64_t> labels; // version_labels: label → version
+  // The model's device policy (ModelConfig.device_policy); unset: the manager's
+  // LoadOptions::placement. A change reloads no version: it applies to versions loaded after.
+  std::optional<DevicePolicy> device_policy;
 };
 
 struct VersionStatus {
@@ -180,6 +183,7 @@ class ModelManager {
     int64_t version;
     std::string path;
     uint64_t generation;
+    std::optional<DevicePolicy> device_policy;  // the model's, if it has one
   };
   struct LoadResult {
     absl::Status status;

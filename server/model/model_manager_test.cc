@@ -295,6 +295,41 @@ TEST(ModelManagerTest, ApplyConfigAddsAndRemovesModels) {
   EXPECT_TRUE(manager.GetServable("a", std::nullopt).ok());
 }
 
+// A model's own device policy wins over the manager's. On a machine without a GPU, a model
+// asking for one is soft-placed on the CPU, node by node, and still serves.
+TEST(ModelManagerTest, ModelDevicePolicyOverridesTheManagers) {
+  fs::path base = MakeBase("policy");
+  LinkGood(base, "1");
+  ModelManagerOptions options = NoRetries();
+  options.load.placement.policy.kind = DevicePolicy::Kind::kCpu;
+  ModelManager manager(options);
+  ModelConfig on_gpu{"on_gpu", base.string()};
+  on_gpu.device_policy = DevicePolicy{DevicePolicy::Kind::kGpu, 0};
+  ModelConfig by_flag{"by_flag", base.string()};
+  ASSERT_TRUE(manager.ApplyConfig({on_gpu, by_flag}).ok());
+
+  auto gpu = manager.GetServable("on_gpu", std::nullopt);
+  ASSERT_TRUE(gpu.ok()) << gpu.status();
+  const PlacementRecord& asked = gpu->bundle->placement();
+  ASSERT_FALSE(asked.nodes.empty());
+  int requested_gpu = 0;
+  for (const NodePlacement& node : asked.nodes) {
+    requested_gpu += node.requested == "/device:GPU:0" ? 1 : 0;
+    if (DeviceSet::ProcessDefault().gpus().empty()) {
+      EXPECT_EQ(node.assigned, "/device:CPU:0") << node.node;
+    }
+  }
+  EXPECT_EQ(requested_gpu, static_cast<int>(asked.nodes.size()));  // the MLP pins nothing
+
+  auto cpu = manager.GetServable("by_flag", std::nullopt);
+  ASSERT_TRUE(cpu.ok()) << cpu.status();
+  for (const NodePlacement& node : cpu->bundle->placement().nodes) {
+    EXPECT_EQ(node.requested, "/device:CPU:0") << node.node;
+    EXPECT_EQ(node.assigned, "/device:CPU:0") << node.node;
+  }
+  EXPECT_EQ(cpu->bundle->placement().SoftPlaced(), 0);
+}
+
 TEST(ModelManagerTest, StateGaugeFollowsVersionsAndForgetsRemovedModels) {
   fs::path base = MakeBase("gauge");
   LinkGood(base, "1");

@@ -372,6 +372,8 @@ def _start_expecting_failure(flags):
      "--per_process_gpu_memory_fraction must be in 0..1, not 1.5"),
     (["--model_base_path=" + MLP_BASE, "--per_process_gpu_memory_fraction=-0.1"],
      "--per_process_gpu_memory_fraction must be in 0..1"),
+    (["--model_base_path=" + MLP_BASE, "--device_policy=tpu"],
+     "--device_policy: device policy 'tpu' is not one of auto, cpu, gpu, gpu:N"),
     ([], "Both server_options.model_base_path and server_options.model_config_file are empty"),
 ])
 def test_bad_flags_fail_at_start_with_a_clear_message(flags, message):
@@ -409,3 +411,28 @@ def test_json_logs_and_channel_arguments(tmp_path):
     gpu = [e for e in events if "per_process_gpu_memory_fraction" in e["msg"]]
     assert len(gpu) == 1 and gpu[0]["level"] == "WARNING", gpu
     assert gpu[0]["per_process_gpu_memory_fraction"] == "0.5" and "no GPU device (" in gpu[0]["msg"]
+
+
+def test_device_policy_from_flag_and_model_config(tmp_path):
+    """--device_policy is every model's default; a model's device_policy field wins. Asked for a
+    GPU this host does not have, the model's nodes are soft-placed on the CPU and it serves."""
+    config = tmp_path / "models.config"
+    config.write_text(
+        'model_config_list {\n'
+        '  config { name: "on_gpu" base_path: "%s" model_platform: "tensorflow"\n'
+        '           device_policy: "gpu" }\n'
+        '  config { name: "by_flag" base_path: "%s" model_platform: "tensorflow" }\n'
+        '}\n' % (MLP_BASE, MLP_BASE))
+    server = Server(["--model_config_file=%s" % config, "--device_policy=cpu",
+                     "--log_format=json"], tmp_path)
+    assert server.stop() == 0
+    events = [json.loads(line) for line in server.log().splitlines() if line.startswith("{")]
+    available = {e["model"]: e for e in events if e["msg"] == "model version available"}
+    assert set(available) == {"on_gpu", "by_flag"}, events
+    assert available["by_flag"]["device_policy"] == "cpu"
+    assert available["by_flag"]["soft_placed"] == "0"
+    on_gpu = available["on_gpu"]
+    assert on_gpu["device_policy"] == "gpu:0"
+    assert re.fullmatch(r"/device:CPU:0=\d+", on_gpu["nodes"]), on_gpu
+    # Every node asked for GPU 0 and runs on the CPU.
+    assert on_gpu["soft_placed"] == on_gpu["nodes"].split("=")[1], on_gpu
