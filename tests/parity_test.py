@@ -4,6 +4,7 @@
   (written by tests/models/generate.py, outputs computed by TensorFlow). Each case runs
   `tensorctl run <model>/1 --input alias=@in.npy ... --output_dir TMP` and compares every output
   .npy with the golden one (floats with the case's rtol/atol, everything else exactly).
+  With $TENSORCTL_DEVICE set (gpu on the GPU machine), the cases run with that --device.
 * TF Serving's own test models (../shared/testdata/tfserving next to the repository, reference
   data that is not part of the product): the expected values of its README §2/§5, including
   the models that must fail to load.
@@ -32,6 +33,8 @@ TFSERVING = os.environ.get("TFSERVING_TESTDATA",
                                         "testdata", "tfserving"))
 # Extra generated model directories to check, e.g. the full-size (224x224) CNNs.
 EXTRA_MODELS = os.environ.get("TENSORD_EXTRA_MODELS", "")
+# The golden cases' --device policy (tests/gpu/check.sh runs them with "gpu"); default: auto.
+DEVICE = os.environ.get("TENSORCTL_DEVICE", "")
 SERVABLES = os.path.join(TFSERVING, "servables", "tensorflow", "testdata")
 KERAS_MLP = os.path.join(REPO, "tests", "testdata", "keras_mlp", "1")
 
@@ -92,6 +95,8 @@ def test_golden(model_dir, tags, case, tmp_path):
     golden = os.path.join(model_dir, "golden")
     args = ["run", os.path.join(model_dir, "1"), "--tag_set", ",".join(tags),
             "--signature_def", case["signature"], "--output_dir", tmp_path]
+    if DEVICE:
+        args += ["--device", DEVICE]
     for alias, name in sorted(case["inputs"].items()):
         args += ["--input", "%s=@%s" % (alias, os.path.join(golden, name))]
     files = ok_json(tensorctl(*args, timeout=GOLDEN_TIMEOUT_S))["outputs"]

@@ -12,6 +12,13 @@ namespace array {
 
 absl::StatusOr<std::vector<int64_t>> ReadIndexValues(const OpKernelContext* c, const Tensor& t,
                                                      const char* what) {
+  // Kernels on a GPU take their index operands in host memory (HostMemoryInput); a kernel
+  // registered without it would read device memory here.
+  if (t.memory_space() != MemorySpace::kHost) {
+    return absl::InternalError(absl::StrCat(c->node_name(), ": ", what,
+                                            " is in device memory; the kernel must take it in "
+                                            "host memory"));
+  }
   std::vector<int64_t> values(t.NumElements());
   bool is_integer = false;
   DispatchNumeric(t.dtype(), [&](auto tag) {

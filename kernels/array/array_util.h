@@ -54,6 +54,10 @@ inline constexpr DataType kNumericAndBoolTypes[] = {
 // KernelDef(op) on the CPU.
 inline KernelDef CpuDef(const std::string& op) { return KernelDef(op).Device(DeviceType::kCpu); }
 
+// KernelDef(op) on a GPU: for the kernels that only forward or re-describe a buffer, which
+// touch no memory and so serve both devices with one class. Strings never live on a GPU.
+inline KernelDef GpuDef(const std::string& op) { return KernelDef(op).Device(DeviceType::kGpu); }
+
 // Registers `Kernel` once per dtype in `types`, each time constraining type attr `attr`.
 template <typename Kernel>
 bool RegisterKernelForTypes(const KernelDef& def, const std::string& attr,

@@ -95,6 +95,8 @@ class BroadcastArgsOp : public OpKernel {
 
 TENSORD_REGISTER_KERNEL_FOR_TYPES(array::CpuDef("BroadcastTo").HostMemoryInput(1), "T",
                                   array::kAllValueTypes, BroadcastToOp);
+TENSORD_REGISTER_KERNEL_FOR_TYPES(array::GpuDef("BroadcastTo").HostMemoryInput(1), "T",
+                                  array::kNumericAndBoolTypes, BroadcastToOp);
 constexpr DataType kShapeTypes[] = {DT_INT32, DT_INT64};
 TENSORD_REGISTER_KERNEL_FOR_TYPES(
     array::CpuDef("BroadcastArgs").HostMemoryInput(0).HostMemoryInput(1), "T", kShapeTypes,

@@ -4,6 +4,7 @@
 
 #include "absl/container/inlined_vector.h"
 #include "kernels/array/array_util.h"
+#include "kernels/array/copy_plan_gpu_op.h"
 #include "runtime/framework/parallel_for.h"
 #include "runtime/framework/tensor_eigen.h"
 #include "runtime/util/status_macros.h"
@@ -18,15 +19,7 @@ constexpr int64_t kRunsPerUnit = 1 << 12;  // runs of a tabled inner axis
 constexpr int64_t kBlock = 32;             // tile edge for transposed copies
 constexpr int64_t kTileChunk = 1 << 10;    // inner elements per transposed work unit
 
-struct Axis {
-  int64_t size;
-  int64_t src_stride;
-  int64_t dst_stride;
-  const std::vector<int64_t>* table;  // null for affine axes
-
-  bool affine() const { return table == nullptr; }
-  int64_t Src(int64_t i) const { return table != nullptr ? (*table)[i] : i * src_stride; }
-};
+using Axis = LoopAxis;
 
 // How the innermost axis (plus, for kTiled, one more axis) is copied.
 enum class Mode {
@@ -63,28 +56,13 @@ struct Schedule {
 
 Schedule MakeSchedule(const CopyPlan& plan) {
   Schedule s;
-  s.src_base = plan.src_base;
   s.dst_base = plan.dst_base;
-  std::vector<Axis> axes;
-  for (const CopyAxis& a : plan.axes) {
-    if (a.size == 0) {
-      s.empty = true;
-      return s;
-    }
-    Axis axis{a.size, a.src_stride, a.dst_stride, a.src_offsets.empty() ? nullptr : &a.src_offsets};
-    if (axis.size == 1) {  // contributes a constant
-      s.src_base += axis.Src(0);
-      continue;
-    }
-    // Neighbouring affine axes that step like one longer axis are merged.
-    if (!axes.empty() && axes.back().affine() && axis.affine() &&
-        axes.back().src_stride == axis.size * axis.src_stride &&
-        axes.back().dst_stride == axis.size * axis.dst_stride) {
-      axes.back() = Axis{axes.back().size * axis.size, axis.src_stride, axis.dst_stride, nullptr};
-      continue;
-    }
-    axes.push_back(axis);
+  std::optional<std::vector<Axis>> loops = MergedLoops(plan, &s.src_base);
+  if (!loops.has_value()) {
+    s.empty = true;
+    return s;
   }
+  std::vector<Axis> axes = *std::move(loops);
   if (axes.empty()) return s;  // one element, copied as a contiguous run of 1
 
   s.inner = axes.back();
@@ -213,6 +191,29 @@ void RunSchedule(const Schedule& s, const U* src, U* dst, const Eigen::ThreadPoo
 
 }  // namespace
 
+std::optional<std::vector<LoopAxis>> MergedLoops(const CopyPlan& plan, int64_t* src_base) {
+  *src_base = plan.src_base;
+  std::vector<LoopAxis> axes;
+  for (const CopyAxis& a : plan.axes) {
+    if (a.size == 0) return std::nullopt;
+    LoopAxis axis{a.size, a.src_stride, a.dst_stride,
+                  a.src_offsets.empty() ? nullptr : &a.src_offsets};
+    if (axis.size == 1) {  // contributes a constant
+      *src_base += axis.Src(0);
+      continue;
+    }
+    if (!axes.empty() && axes.back().affine() && axis.affine() &&
+        axes.back().src_stride == axis.size * axis.src_stride &&
+        axes.back().dst_stride == axis.size * axis.dst_stride) {
+      axes.back() = LoopAxis{axes.back().size * axis.size, axis.src_stride, axis.dst_stride,
+                             nullptr};
+      continue;
+    }
+    axes.push_back(axis);
+  }
+  return axes;
+}
+
 CopyPlan DenseOutputPlan(const TensorShape& out_shape, absl::Span<const int64_t> src_strides,
                          int64_t src_base) {
   CopyPlan plan;
@@ -226,6 +227,7 @@ CopyPlan DenseOutputPlan(const TensorShape& out_shape, absl::Span<const int64_t>
 
 absl::Status ExecuteCopyPlan(const OpKernelContext* c, const CopyPlan& plan, const Tensor& src,
                              Tensor* dst) {
+  if (c->device_type() == DeviceType::kGpu) return ExecuteCopyPlanOnGpu(c, plan, src, dst);
   const Schedule s = MakeSchedule(plan);
   if (s.empty) return absl::OkStatus();
   return DispatchStorage(c, src.dtype(), [&](auto tag) {
@@ -304,6 +306,7 @@ absl::Status OutputStridedSlice(OpKernelContext* c, const Tensor& x,
 }
 
 absl::Status FillTensor(const OpKernelContext* c, const Tensor& value, Tensor* dst) {
+  if (c->device_type() == DeviceType::kGpu) return FillTensorOnGpu(c, value, dst);
   return DispatchStorage(c, dst->dtype(), [&](auto tag) {
     using U = typename decltype(tag)::type;
     const U v = value.scalar<U>();

@@ -7,10 +7,12 @@
 // where src_offset_k(i) is i * src_stride_k, or src_offsets_k[i] for a tabled axis. Offsets and
 // strides count elements and may be negative or zero (broadcasting). Transpose, Slice,
 // StridedSlice, Reverse, Tile, BroadcastTo, Pad, MirrorPad, Concat, Split, Pack, Unpack, Gather
-// and GatherNd are all such plans; the engine merges axes, copies contiguous runs with
+// and GatherNd are all such plans; the CPU engine merges axes, copies contiguous runs with
 // std::copy (memmove for numbers), blocks transposed axes for cache locality, and splits the work
 // over the CPU device's threads. It works on any dtype through its storage type (strings are
-// copied as strings), so kernels never need one instantiation per dtype.
+// copied as strings), so kernels never need one instantiation per dtype. On a GPU the same plan
+// runs as one kernel by element size (copy_plan_gpu.h), so the kernels above serve both devices
+// once registered for the GPU with their index operands in host memory.
 //
 //   // y = transpose(x) for a [rows, cols] matrix x:
 //   CopyPlan plan;
@@ -24,6 +26,7 @@
 #define TENSORD_KERNELS_ARRAY_COPY_PLAN_H_
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -58,13 +61,31 @@ struct CopyPlan {
   }
 };
 
+// An axis as the engines loop over it; `table`, when set, is the plan's src_offsets.
+struct LoopAxis {
+  int64_t size;
+  int64_t src_stride;
+  int64_t dst_stride;
+  const std::vector<int64_t>* table;  // null for affine axes
+
+  bool affine() const { return table == nullptr; }
+  int64_t Src(int64_t i) const { return table != nullptr ? (*table)[i] : i * src_stride; }
+};
+
+// The loops `plan` needs, outermost first: size-1 axes folded into *src_base (which starts as
+// plan.src_base), neighbouring affine axes that step like one longer axis merged. nullopt when
+// the plan copies nothing (an axis of size 0). The axes point into `plan`, which must outlive
+// them. The CPU and GPU engines both run this form.
+std::optional<std::vector<LoopAxis>> MergedLoops(const CopyPlan& plan, int64_t* src_base);
+
 // A plan that writes a dense row-major tensor of shape `out_shape`, reading output position
 // (i_0, ...) from src_base + sum_k i_k * src_strides[k].
 CopyPlan DenseOutputPlan(const TensorShape& out_shape, absl::Span<const int64_t> src_strides,
                          int64_t src_base = 0);
 
 // Runs `plan` from src's elements into dst's (both of dtype src.dtype(); dst already
-// allocated). The caller guarantees every offset is in bounds.
+// allocated), on the kernel's device: the CPU's threads, or on a GPU (src and dst in its
+// memory) one kernel queued on its stream. The caller guarantees every offset is in bounds.
 absl::Status ExecuteCopyPlan(const OpKernelContext* c, const CopyPlan& plan, const Tensor& src,
                              Tensor* dst);
 
@@ -86,7 +107,8 @@ absl::Status OutputStridedSlice(OpKernelContext* c, const Tensor& x,
                                 absl::Span<const int64_t> begin, absl::Span<const int64_t> strides,
                                 absl::Span<const int64_t> sizes, const TensorShape& out_shape);
 
-// Sets every element of dst to the scalar `value` (same dtype).
+// Sets every element of dst to the scalar `value` (same dtype, in host memory), on the
+// kernel's device.
 absl::Status FillTensor(const OpKernelContext* c, const Tensor& value, Tensor* dst);
 
 }  // namespace array

@@ -1,10 +1,13 @@
 // Tests the copy engine against a direct evaluation of the plan's definition, covering each
 // inner-loop mode (contiguous chunks, tabled runs, transposed tiles, strided elements), axis
-// merging, negative and zero strides, empty axes, strings and 16-byte elements.
+// merging, negative and zero strides, empty axes, strings and 16-byte elements; and the merged
+// loops that the CPU and GPU engines share.
 #include "kernels/array/copy_plan.h"
 
+#include <optional>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "kernels/array/array_util.h"
@@ -174,6 +177,32 @@ TEST_F(CopyPlanTest, RandomPermutationsMatchDefinition) {
     Check<float>(DenseOutputPlan(out_shape, src_strides), FloatIota(in_shape.num_elements()),
                  in_shape.num_elements());
   }
+}
+
+// The loops both engines run: size-1 axes become a base offset, affine neighbours that step
+// like one axis merge, tabled axes stay as they are, and an empty axis means no work.
+TEST(MergedLoopsTest, FoldsMergesAndKeepsTables) {
+  CopyPlan plan;
+  plan.src_base = 5;
+  plan.AddTableAxis({7}, 100);  // size 1: its one offset joins the base
+  plan.AddAxis(2, 12, 12);
+  plan.AddAxis(3, 4, 4);        // with the axis above: one axis of 6, stride 4
+  plan.AddTableAxis({3, 0, 1}, 1);
+  int64_t src_base = 0;
+  std::optional<std::vector<LoopAxis>> loops = MergedLoops(plan, &src_base);
+  ASSERT_TRUE(loops.has_value());
+  EXPECT_EQ(src_base, 12);
+  ASSERT_EQ(loops->size(), 2u);
+  EXPECT_TRUE((*loops)[0].affine());
+  EXPECT_EQ((*loops)[0].size, 6);
+  EXPECT_EQ((*loops)[0].src_stride, 4);
+  EXPECT_EQ((*loops)[0].dst_stride, 4);
+  EXPECT_FALSE((*loops)[1].affine());
+  EXPECT_EQ((*loops)[1].Src(0), 3);
+  EXPECT_EQ((*loops)[1].table, &plan.axes[3].src_offsets);
+
+  plan.AddAxis(0, 1, 1);
+  EXPECT_FALSE(MergedLoops(plan, &src_base).has_value());
 }
 
 }  // namespace

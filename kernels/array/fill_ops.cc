@@ -70,6 +70,13 @@ TENSORD_REGISTER_KERNEL_FOR_TYPES(CpuDef("Fill").HostMemoryInput(0), "T", array:
                                   FillOp);
 TENSORD_REGISTER_KERNEL_FOR_TYPES(CpuDef("ZerosLike"), "T", array::kAllValueTypes, ZerosLikeOp);
 TENSORD_REGISTER_KERNEL_FOR_TYPES(CpuDef("OnesLike"), "T", array::kNumericAndBoolTypes, OnesLikeOp);
+// On a GPU the value is read on the host and written by the GPU copy engine's fill.
+TENSORD_REGISTER_KERNEL_FOR_TYPES(array::GpuDef("Fill").HostMemoryInput(0).HostMemoryInput(1), "T",
+                                  array::kNumericAndBoolTypes, FillOp);
+TENSORD_REGISTER_KERNEL_FOR_TYPES(array::GpuDef("ZerosLike"), "T", array::kNumericAndBoolTypes,
+                                  ZerosLikeOp);
+TENSORD_REGISTER_KERNEL_FOR_TYPES(array::GpuDef("OnesLike"), "T", array::kNumericAndBoolTypes,
+                                  OnesLikeOp);
 
 }  // namespace
 }  // namespace tensord

@@ -180,6 +180,13 @@ TENSORD_REGISTER_KERNEL_FOR_TYPES(array::CpuDef("Gather"), "Tparams", array::kAl
                                   GatherOp);
 TENSORD_REGISTER_KERNEL_FOR_TYPES(array::CpuDef("GatherNd"), "Tparams", array::kAllValueTypes,
                                   GatherNdOp);
+// On a GPU the indices are read on the host (they become the plan's offset table, copied to
+// the device with the work): an embedding lookup's ids come from the request there anyway.
+TENSORD_REGISTER_KERNEL_FOR_TYPES(
+    array::GpuDef("GatherV2").HostMemoryInput(1).HostMemoryInput(2), "Tparams",
+    array::kNumericAndBoolTypes, GatherOp);
+TENSORD_REGISTER_KERNEL_FOR_TYPES(array::GpuDef("GatherNd").HostMemoryInput(1), "Tparams",
+                                  array::kNumericAndBoolTypes, GatherNdOp);
 
 }  // namespace
 }  // namespace tensord

@@ -8,8 +8,10 @@ namespace tensord {
 namespace {
 
 using array::CpuDef;
-using array::kPassThroughTypes;
+using array::GpuDef;
 using array::kAllValueTypes;
+using array::kNumericAndBoolTypes;
+using array::kPassThroughTypes;
 
 // Forwards every input to the output of the same index.
 class ForwardInputsOp : public OpKernel {
@@ -58,6 +60,15 @@ TENSORD_REGISTER_KERNEL_FOR_TYPES(CpuDef("EnsureShape"), "T", kAllValueTypes, En
 // IdentityN's T is a list of types: one kernel serves every combination.
 TENSORD_REGISTER_KERNEL(CpuDef("IdentityN"), ForwardInputsOp);
 TENSORD_REGISTER_KERNEL(CpuDef("NoOp"), NoOp);
+// The forwarding kernels on a GPU: the value stays where it is, in device memory.
+TENSORD_REGISTER_KERNEL_FOR_TYPES(GpuDef("Identity"), "T", kNumericAndBoolTypes, ForwardInputsOp);
+TENSORD_REGISTER_KERNEL_FOR_TYPES(GpuDef("Snapshot"), "T", kNumericAndBoolTypes, ForwardInputsOp);
+TENSORD_REGISTER_KERNEL_FOR_TYPES(GpuDef("StopGradient"), "T", kNumericAndBoolTypes,
+                                  ForwardInputsOp);
+TENSORD_REGISTER_KERNEL_FOR_TYPES(GpuDef("PreventGradient"), "T", kNumericAndBoolTypes,
+                                  ForwardInputsOp);
+TENSORD_REGISTER_KERNEL_FOR_TYPES(GpuDef("EnsureShape"), "T", kNumericAndBoolTypes,
+                                  EnsureShapeOp);
 
 }  // namespace
 }  // namespace tensord

@@ -19,7 +19,8 @@ TEST(IdentityOpsTest, ForwardsEveryDtypeWithoutCopy) {
       for (DeviceType device : TestDevices()) {
         Tensor y = RunOne(NodeBuilder(op).Attr("T", x.dtype()).Build(), {x}, device);
         ExpectTensorEqual(y, x);
-        EXPECT_TRUE(y.SharesBufferWith(x)) << op;
+        // On a GPU RunKernel copies the input to device memory and the output back.
+        if (device == DeviceType::kCpu) EXPECT_TRUE(y.SharesBufferWith(x)) << op;
       }
     }
   }

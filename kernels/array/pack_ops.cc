@@ -91,6 +91,9 @@ class UnpackOp : public OpKernel {
 
 TENSORD_REGISTER_KERNEL_FOR_TYPES(array::CpuDef("Pack"), "T", array::kAllValueTypes, PackOp);
 TENSORD_REGISTER_KERNEL_FOR_TYPES(array::CpuDef("Unpack"), "T", array::kAllValueTypes, UnpackOp);
+TENSORD_REGISTER_KERNEL_FOR_TYPES(array::GpuDef("Pack"), "T", array::kNumericAndBoolTypes, PackOp);
+TENSORD_REGISTER_KERNEL_FOR_TYPES(array::GpuDef("Unpack"), "T", array::kNumericAndBoolTypes,
+                                  UnpackOp);
 
 }  // namespace
 }  // namespace tensord

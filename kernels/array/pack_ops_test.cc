@@ -56,7 +56,8 @@ TEST(UnpackOpTest, SplitsOffAnAxis) {
     ASSERT_EQ(rows->size(), 2u);
     ExpectTensorEqual((*rows)[0], Int64s({0, 1, 2}));
     ExpectTensorEqual((*rows)[1], Int64s({3, 4, 5}));
-    EXPECT_TRUE((*rows)[1].SharesBufferWith(x));  // axis 0: no copy
+    // Axis 0: no copy (on a GPU RunKernel copies the input there and the outputs back).
+    if (device == DeviceType::kCpu) EXPECT_TRUE((*rows)[1].SharesBufferWith(x));
     auto cols = RunKernel(Unpack(DT_INT64, 3, -1), {x}, device);
     ASSERT_TRUE(cols.ok()) << cols.status();
     ASSERT_EQ(cols->size(), 3u);

@@ -165,6 +165,12 @@ TENSORD_REGISTER_KERNEL_FOR_TYPES(array::CpuDef("PadV2").HostMemoryInput(1).Host
                                   array::kAllValueTypes, PadOp);
 TENSORD_REGISTER_KERNEL_FOR_TYPES(array::CpuDef("MirrorPad").HostMemoryInput(1), "T",
                                   array::kAllValueTypes, MirrorPadOp);
+TENSORD_REGISTER_KERNEL_FOR_TYPES(array::GpuDef("Pad").HostMemoryInput(1), "T",
+                                  array::kNumericAndBoolTypes, PadOp);
+TENSORD_REGISTER_KERNEL_FOR_TYPES(array::GpuDef("PadV2").HostMemoryInput(1).HostMemoryInput(2), "T",
+                                  array::kNumericAndBoolTypes, PadOp);
+TENSORD_REGISTER_KERNEL_FOR_TYPES(array::GpuDef("MirrorPad").HostMemoryInput(1), "T",
+                                  array::kNumericAndBoolTypes, MirrorPadOp);
 
 }  // namespace
 }  // namespace tensord

@@ -1,4 +1,4 @@
-// Reshape, Squeeze and ExpandDims: new shapes over the same buffer (no copy).
+// Reshape, Squeeze and ExpandDims: new shapes over the same buffer (no copy), on either device.
 #include <algorithm>
 #include <limits>
 
@@ -10,7 +10,9 @@ namespace tensord {
 namespace {
 
 using array::CpuDef;
+using array::GpuDef;
 using array::kAllValueTypes;
+using array::kNumericAndBoolTypes;
 
 // Forwards `x` with `shape` (same element count, checked by the caller).
 absl::Status ForwardReshaped(OpKernelContext* c, const Tensor& x, const TensorShape& shape) {
@@ -145,6 +147,12 @@ TENSORD_REGISTER_KERNEL_FOR_TYPES(CpuDef("Reshape").HostMemoryInput(1), "T", kAl
 TENSORD_REGISTER_KERNEL_FOR_TYPES(CpuDef("Squeeze"), "T", kAllValueTypes, SqueezeOp);
 TENSORD_REGISTER_KERNEL_FOR_TYPES(CpuDef("ExpandDims").HostMemoryInput(1), "T", kAllValueTypes,
                                   ExpandDimsOp);
+// On a GPU the buffer stays in device memory; the shape operands are read on the host.
+TENSORD_REGISTER_KERNEL_FOR_TYPES(GpuDef("Reshape").HostMemoryInput(1), "T", kNumericAndBoolTypes,
+                                  ReshapeOp);
+TENSORD_REGISTER_KERNEL_FOR_TYPES(GpuDef("Squeeze"), "T", kNumericAndBoolTypes, SqueezeOp);
+TENSORD_REGISTER_KERNEL_FOR_TYPES(GpuDef("ExpandDims").HostMemoryInput(1), "T",
+                                  kNumericAndBoolTypes, ExpandDimsOp);
 
 }  // namespace
 }  // namespace tensord

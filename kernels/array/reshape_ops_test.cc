@@ -14,7 +14,8 @@ TEST(ReshapeOpTest, ReshapesWithoutCopy) {
   for (DeviceType device : TestDevices()) {
     Tensor y = RunOne(Reshape(), {x, Int32s({3, 2})}, device);
     ExpectTensorEqual(y, Iota<float>({3, 2}));
-    EXPECT_TRUE(y.SharesBufferWith(x));
+    // On a GPU RunKernel copies the input to device memory and the output back.
+    if (device == DeviceType::kCpu) EXPECT_TRUE(y.SharesBufferWith(x));
     ExpectTensorEqual(RunOne(Reshape(DT_INT64), {x, Int64s({6})}, device), Iota<float>({6}));
   }
 }
@@ -93,7 +94,7 @@ TEST(ExpandDimsOpTest, InsertsDim) {
     for (DeviceType device : TestDevices()) {
       Tensor y = RunOne(node, {x, AsTensor<int32_t>({dim}, {})}, device);
       ExpectTensorEqual(y, Iota<float>(want));
-      EXPECT_TRUE(y.SharesBufferWith(x));
+      if (device == DeviceType::kCpu) EXPECT_TRUE(y.SharesBufferWith(x));
     }
   }
   // A 1-element vector is accepted too; int64 dims.

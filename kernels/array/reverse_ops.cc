@@ -79,6 +79,8 @@ class ReverseOp : public OpKernel {
 
 TENSORD_REGISTER_KERNEL_FOR_TYPES(array::CpuDef("ReverseV2").HostMemoryInput(1), "T",
                                   array::kAllValueTypes, ReverseV2Op);
+TENSORD_REGISTER_KERNEL_FOR_TYPES(array::GpuDef("ReverseV2").HostMemoryInput(1), "T",
+                                  array::kNumericAndBoolTypes, ReverseV2Op);
 TENSORD_REGISTER_KERNEL_FOR_TYPES(array::CpuDef("Reverse").HostMemoryInput(1), "T",
                                   array::kAllValueTypes, ReverseOp);
 

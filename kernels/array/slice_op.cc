@@ -43,6 +43,8 @@ class SliceOp : public OpKernel {
 
 TENSORD_REGISTER_KERNEL_FOR_TYPES(array::CpuDef("Slice").HostMemoryInput(1).HostMemoryInput(2), "T",
                                   array::kAllValueTypes, SliceOp);
+TENSORD_REGISTER_KERNEL_FOR_TYPES(array::GpuDef("Slice").HostMemoryInput(1).HostMemoryInput(2), "T",
+                                  array::kNumericAndBoolTypes, SliceOp);
 
 }  // namespace
 }  // namespace tensord

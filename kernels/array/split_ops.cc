@@ -129,6 +129,10 @@ TENSORD_REGISTER_KERNEL_FOR_TYPES(array::CpuDef("Split").HostMemoryInput(0), "T"
                                   array::kAllValueTypes, SplitOp);
 TENSORD_REGISTER_KERNEL_FOR_TYPES(array::CpuDef("SplitV").HostMemoryInput(1).HostMemoryInput(2),
                                   "T", array::kAllValueTypes, SplitVOp);
+TENSORD_REGISTER_KERNEL_FOR_TYPES(array::GpuDef("Split").HostMemoryInput(0), "T",
+                                  array::kNumericAndBoolTypes, SplitOp);
+TENSORD_REGISTER_KERNEL_FOR_TYPES(array::GpuDef("SplitV").HostMemoryInput(1).HostMemoryInput(2),
+                                  "T", array::kNumericAndBoolTypes, SplitVOp);
 
 }  // namespace
 }  // namespace tensord

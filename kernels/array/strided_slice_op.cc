@@ -170,6 +170,9 @@ class StridedSliceOp : public OpKernel {
 TENSORD_REGISTER_KERNEL_FOR_TYPES(
     array::CpuDef("StridedSlice").HostMemoryInput(1).HostMemoryInput(2).HostMemoryInput(3), "T",
     array::kAllValueTypes, StridedSliceOp);
+TENSORD_REGISTER_KERNEL_FOR_TYPES(
+    array::GpuDef("StridedSlice").HostMemoryInput(1).HostMemoryInput(2).HostMemoryInput(3), "T",
+    array::kNumericAndBoolTypes, StridedSliceOp);
 
 }  // namespace
 }  // namespace tensord

@@ -60,6 +60,8 @@ class TileOp : public OpKernel {
 
 TENSORD_REGISTER_KERNEL_FOR_TYPES(array::CpuDef("Tile").HostMemoryInput(1), "T",
                                   array::kAllValueTypes, TileOp);
+TENSORD_REGISTER_KERNEL_FOR_TYPES(array::GpuDef("Tile").HostMemoryInput(1), "T",
+                                  array::kNumericAndBoolTypes, TileOp);
 
 }  // namespace
 }  // namespace tensord

@@ -68,6 +68,9 @@ class TransposeOp : public OpKernel {
 
 TENSORD_REGISTER_KERNEL_FOR_TYPES(array::CpuDef("Transpose").HostMemoryInput(1), "T",
                                   array::kAllValueTypes, TransposeOp);
+// On a GPU: the same plan run by the GPU copy engine; perm is read on the host.
+TENSORD_REGISTER_KERNEL_FOR_TYPES(array::GpuDef("Transpose").HostMemoryInput(1), "T",
+                                  array::kNumericAndBoolTypes, TransposeOp);
 
 }  // namespace
 }  // namespace tensord

@@ -26,6 +26,7 @@ __device__ __forceinline__ float Unary(float x, float alpha) {
   if constexpr (kFn == GpuUnaryFn::kCos) return cosf(x);
   if constexpr (kFn == GpuUnaryFn::kElu) return x < 0.0f ? expm1f(x) : x;
   if constexpr (kFn == GpuUnaryFn::kErf) return erff(x);
+  if constexpr (kFn == GpuUnaryFn::kErfc) return erfcf(x);
   if constexpr (kFn == GpuUnaryFn::kExp) return expf(x);
   if constexpr (kFn == GpuUnaryFn::kExpm1) return expm1f(x);
   if constexpr (kFn == GpuUnaryFn::kFloor) return floorf(x);
@@ -142,6 +143,7 @@ const char* LaunchGpuUnary(GpuStream s, GpuUnaryFn fn, float alpha, const float*
     case F::kCos: return Unary<F::kCos>(s, alpha, x, y, n);
     case F::kElu: return Unary<F::kElu>(s, alpha, x, y, n);
     case F::kErf: return Unary<F::kErf>(s, alpha, x, y, n);
+    case F::kErfc: return Unary<F::kErfc>(s, alpha, x, y, n);
     case F::kExp: return Unary<F::kExp>(s, alpha, x, y, n);
     case F::kExpm1: return Unary<F::kExpm1>(s, alpha, x, y, n);
     case F::kFloor: return Unary<F::kFloor>(s, alpha, x, y, n);

@@ -16,7 +16,7 @@ namespace math {
 
 // y = f(x). kLeakyRelu reads `alpha`.
 enum class GpuUnaryFn {
-  kAbs, kCeil, kCos, kElu, kErf, kExp, kExpm1, kFloor, kLeakyRelu, kLog, kLog1p, kNeg,
+  kAbs, kCeil, kCos, kElu, kErf, kErfc, kExp, kExpm1, kFloor, kLeakyRelu, kLog, kLog1p, kNeg,
   kReciprocal, kRelu, kRelu6, kRint, kRsqrt, kSelu, kSigmoid, kSin, kSoftplus, kSqrt, kSquare,
   kTanh,
 };

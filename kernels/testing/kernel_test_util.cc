@@ -1,8 +1,12 @@
 #include "kernels/testing/kernel_test_util.h"
 
 #include <cmath>
+#include <cstdio>
 #include <memory>
+#include <mutex>
+#include <string>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "runtime/framework/device_memory.h"
 #include "runtime/framework/device_set.h"
@@ -73,7 +77,16 @@ NodeBuilder& NodeBuilder::ShapeAttr(const std::string& name, const std::vector<i
 
 std::vector<DeviceType> TestDevices() {
   std::vector<DeviceType> devices = {DeviceType::kCpu};
-  if (!DeviceSet::ProcessDefault().gpus().empty()) devices.push_back(DeviceType::kGpu);
+  const bool gpu = !DeviceSet::ProcessDefault().gpus().empty();
+  if (gpu) devices.push_back(DeviceType::kGpu);
+  // Once per test binary, so that a log shows whether the GPU cases ran (tests/gpu/check.sh).
+  static std::once_flag logged;
+  std::call_once(logged, [gpu] {
+    const DeviceSet& set = DeviceSet::ProcessDefault();
+    const std::string line = gpu ? absl::StrCat("CPU, ", set.gpus()[0]->name())
+                                 : absl::StrCat("CPU (", set.gpus_unavailable(), ")");
+    std::fprintf(stderr, "TestDevices: %s\n", line.c_str());
+  });
   return devices;
 }
 
