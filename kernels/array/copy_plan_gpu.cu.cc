@@ -5,19 +5,11 @@
 #include <cstring>
 
 #include "kernels/array/copy_plan_gpu.h"
+#include "runtime/framework/gpu_grid.h"
 
 namespace tensord {
 namespace array {
 namespace {
-
-constexpr int kThreads = 256;
-// Enough blocks to fill any current GPU several times over; the loops stride past the rest.
-constexpr int64_t kMaxBlocks = 4096;
-
-int Blocks(int64_t n) {
-  const int64_t blocks = (n + kThreads - 1) / kThreads;
-  return static_cast<int>(blocks < kMaxBlocks ? blocks : kMaxBlocks);
-}
 
 // Elements move as words of their size: no dtype is ever interpreted.
 struct alignas(16) Word16 {
@@ -51,25 +43,20 @@ __global__ void FillKernel(U value, U* dst, int64_t n) {
   }
 }
 
-const char* LastError() {
-  const cudaError_t error = cudaGetLastError();
-  return error == cudaSuccess ? nullptr : cudaGetErrorString(error);
-}
-
 template <typename U>
 const char* Copy(GpuStream stream, const GpuCopyLoops& loops, const int64_t* tables,
                  const void* src, void* dst, int64_t n) {
-  CopyKernel<U><<<Blocks(n), kThreads, 0, stream.stream>>>(
+  CopyKernel<U><<<GridBlocks(n), kGridThreads, 0, stream.stream>>>(
       loops, tables, static_cast<const U*>(src), static_cast<U*>(dst), n);
-  return LastError();
+  return LaunchError();
 }
 
 template <typename U>
 const char* Fill(GpuStream stream, const void* value, void* dst, int64_t n) {
   U word;
   std::memcpy(&word, value, sizeof(U));
-  FillKernel<U><<<Blocks(n), kThreads, 0, stream.stream>>>(word, static_cast<U*>(dst), n);
-  return LastError();
+  FillKernel<U><<<GridBlocks(n), kGridThreads, 0, stream.stream>>>(word, static_cast<U*>(dst), n);
+  return LaunchError();
 }
 
 }  // namespace

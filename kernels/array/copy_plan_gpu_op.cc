@@ -13,8 +13,6 @@ namespace tensord {
 namespace array {
 namespace {
 
-GpuDevice& GpuOf(const OpKernelContext* c) { return *static_cast<GpuDevice*>(c->device()); }
-
 // Numbers only: what lives in device memory is copied as words of its size.
 absl::Status CheckOnDevice(const OpKernelContext* c, const Tensor& t, const char* what) {
   if (DeviceOf(t) != &GpuOf(c)) {

@@ -5,19 +5,11 @@
 #include <cmath>
 
 #include "kernels/math/cwise_gpu.h"
+#include "runtime/framework/gpu_grid.h"
 
 namespace tensord {
 namespace math {
 namespace {
-
-constexpr int kThreads = 256;
-// Enough blocks to fill any current GPU several times over; the loops stride past the rest.
-constexpr int64_t kMaxBlocks = 4096;
-
-int Blocks(int64_t n) {
-  const int64_t blocks = (n + kThreads - 1) / kThreads;
-  return static_cast<int>(blocks < kMaxBlocks ? blocks : kMaxBlocks);
-}
 
 template <GpuUnaryFn kFn>
 __device__ __forceinline__ float Unary(float x, float alpha) {
@@ -106,26 +98,21 @@ __global__ void BroadcastKernel(GpuBroadcast shape, const float* x, const float*
   }
 }
 
-const char* Launched() {
-  const cudaError_t error = cudaGetLastError();
-  return error == cudaSuccess ? nullptr : cudaGetErrorString(error);
-}
-
 template <GpuUnaryFn kFn>
 const char* Unary(GpuStream s, float alpha, const float* x, float* y, int64_t n) {
-  UnaryKernel<kFn><<<Blocks(n), kThreads, 0, s.stream>>>(x, y, n, alpha);
-  return Launched();
+  UnaryKernel<kFn><<<GridBlocks(n), kGridThreads, 0, s.stream>>>(x, y, n, alpha);
+  return LaunchError();
 }
 
 template <GpuBinaryFn kFn>
 const char* Binary(GpuStream s, const GpuBroadcast& shape, const float* x, const float* y,
                    float* out, int64_t n) {
   if (shape.rank == 1 && shape.x_strides[0] == 1 && shape.y_strides[0] == 1) {
-    SameShapeKernel<kFn><<<Blocks(n), kThreads, 0, s.stream>>>(x, y, out, n);
+    SameShapeKernel<kFn><<<GridBlocks(n), kGridThreads, 0, s.stream>>>(x, y, out, n);
   } else {
-    BroadcastKernel<kFn><<<Blocks(n), kThreads, 0, s.stream>>>(shape, x, y, out, n);
+    BroadcastKernel<kFn><<<GridBlocks(n), kGridThreads, 0, s.stream>>>(shape, x, y, out, n);
   }
-  return Launched();
+  return LaunchError();
 }
 
 }  // namespace

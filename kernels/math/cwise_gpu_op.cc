@@ -7,8 +7,6 @@
 namespace tensord {
 namespace math {
 
-GpuDevice& GpuOf(const OpKernelContext* c) { return *static_cast<GpuDevice*>(c->device()); }
-
 absl::StatusOr<GpuBroadcast> ToGpuBroadcast(const BroadcastPlan& plan) {
   GpuBroadcast shape;
   const int rank = static_cast<int>(plan.dims().size());

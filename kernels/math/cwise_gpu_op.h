@@ -16,9 +16,6 @@
 namespace tensord {
 namespace math {
 
-// The GPU device a kernel registered for kGpu runs on.
-GpuDevice& GpuOf(const OpKernelContext* c);
-
 // `plan` as the launchers take it; InvalidArgument when its collapsed rank exceeds
 // GpuBroadcast::kMaxRank (shapes that broadcast in more than six alternating places).
 absl::StatusOr<GpuBroadcast> ToGpuBroadcast(const BroadcastPlan& plan);

@@ -1,8 +1,8 @@
 // Softmax and LogSoftmax on a GPU (float) over the last dimension; the CPU kernels are in
 // softmax_op.cc, whose checks and arithmetic these follow.
 #include "absl/strings/str_cat.h"
-#include "kernels/math/cwise_gpu_op.h"
 #include "kernels/nn/softmax_gpu.h"
+#include "runtime/framework/device_memory.h"
 #include "runtime/framework/kernel_registry.h"
 
 namespace tensord {
@@ -22,7 +22,7 @@ class GpuSoftmaxOp : public OpKernel {
     Tensor* output = c->allocate_output_for_overwrite(0, DT_FLOAT, logits.shape());
     if (logits.NumElements() == 0) return absl::OkStatus();
     const int64_t cols = logits.dim_size(logits.dims() - 1);
-    GpuDevice& device = math::GpuOf(c);
+    GpuDevice& device = GpuOf(c);
     return LaunchStatus(c->node_name(), device,
                         LaunchGpuSoftmax(StreamOf(device), kLog, logits.data<float>(),
                                          output->data<float>(), logits.NumElements() / cols,

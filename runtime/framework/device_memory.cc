@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
+#include "runtime/framework/op_kernel.h"
 #include "runtime/util/status_macros.h"
 
 namespace tensord {
@@ -40,6 +41,8 @@ absl::StatusOr<Tensor> CopyTensorToDevice(const Tensor& host, GpuDevice* device)
                                                host.TotalBytes()));
   return out;
 }
+
+GpuDevice& GpuOf(const OpKernelContext* c) { return *static_cast<GpuDevice*>(c->device()); }
 
 GpuStream StreamOf(const GpuDevice& device) {
   return GpuStream{device.info().ordinal, device.compute_stream()};

@@ -23,6 +23,8 @@
 
 namespace tensord {
 
+class OpKernelContext;
+
 // Thrown by allocations inside a kernel (OpKernelContext::allocate_output on a GPU) that fail:
 // the device has no memory left (RESOURCE_EXHAUSTED naming the device and the sizes) or the
 // dtype cannot live there. The executor catches it where it catches std::bad_alloc and ends
@@ -64,6 +66,9 @@ absl::StatusOr<Tensor> CopyTensorToDevice(const Tensor& host, GpuDevice* device)
 
 // The launch target of a kernel running on `device` (a GPU).
 GpuStream StreamOf(const GpuDevice& device);
+
+// The GPU that a kernel registered for DeviceType::kGpu runs on: its context's device.
+GpuDevice& GpuOf(const OpKernelContext* c);
 
 // OK for a launcher's null; else INTERNAL "<node> on /device:GPU:N: <CUDA's error>". The
 // request fails; the device stays usable.
