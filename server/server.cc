@@ -108,7 +108,10 @@ Server::Server(ServerOptions options)
     };
   }
   if (options_.batching.has_value()) {
-    batch_scheduler_ = std::make_unique<BatchScheduler>(options_.batching->num_batch_threads);
+    for (const Device* device : devices_->devices()) {
+      batch_schedulers_[device->name()] =
+          std::make_unique<BatchScheduler>(options_.batching->num_batch_threads);
+    }
     manager_options.make_runner = [this](const ServableHandle& handle)
         -> absl::StatusOr<std::shared_ptr<const SignatureRunner>> {
       BatchingOptions batching = *options_.batching;
@@ -120,7 +123,11 @@ Server::Server(ServerOptions options)
         TENSORD_ASSIGN_OR_RETURN(batching, ReadBatchingParametersFile(file));
         batching.pad_value = options_.batching->pad_value;
       }
-      return MakeBatchingRunner(handle, batch_scheduler_.get(), batching,
+      auto scheduler = batch_schedulers_.find(handle.bundle->placement().PrimaryDevice());
+      if (scheduler == batch_schedulers_.end()) {
+        return absl::InternalError("no batch threads for the device of model " + handle.name);
+      }
+      return MakeBatchingRunner(handle, scheduler->second.get(), batching,
                                 &ServingMetrics::Global());
     };
   }
@@ -284,7 +291,7 @@ void Server::Drain() {
            {{"timeout_s", absl::StrCat(absl::ToDoubleSeconds(options_.drain_timeout))}});
   health_->SetDraining();
   // Queued requests run now instead of when their batch timers fire.
-  if (batch_scheduler_ != nullptr) batch_scheduler_->Flush();
+  for (auto& [device, scheduler] : batch_schedulers_) scheduler->Flush();
   // Give health watchers one poll period to see NOT_SERVING before their streams end.
   absl::SleepFor(absl::Milliseconds(200));
   health_service_->Shutdown();

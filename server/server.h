@@ -16,6 +16,7 @@
 #include <climits>
 #include <condition_variable>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -136,7 +137,10 @@ class Server {
 
   ServerOptions options_;
   std::unique_ptr<DeviceSet> devices_;  // before the manager: its sessions borrow the devices
-  std::unique_ptr<BatchScheduler> batch_scheduler_;  // declared before the manager: outlives it
+  // Batch threads per device (keyed by device name), so that batches of a CPU-placed model and
+  // of a GPU-placed one never wait for each other's threads. Declared before the manager: they
+  // outlive its queues.
+  std::map<std::string, std::unique_ptr<BatchScheduler>> batch_schedulers_;
   std::unique_ptr<ModelManager> manager_;
   std::unique_ptr<ServerHealth> health_;
   std::unique_ptr<Admission> admission_;

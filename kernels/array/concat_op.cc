@@ -61,12 +61,16 @@ class ConcatOp : public OpKernel {
   }
 };
 
-// ConcatV2's axis is input N, which varies per node, so it cannot be named as a host-memory
-// input here.
-TENSORD_REGISTER_KERNEL_FOR_TYPES(array::CpuDef("ConcatV2"), "T", array::kAllValueTypes,
-                                  ConcatOp<false>);
+// The axis (ConcatV2's last input, Concat's first) is read on the host; the copies run on the
+// kernel's device.
+TENSORD_REGISTER_KERNEL_FOR_TYPES(array::CpuDef("ConcatV2").HostMemoryInput(-1), "T",
+                                  array::kAllValueTypes, ConcatOp<false>);
 TENSORD_REGISTER_KERNEL_FOR_TYPES(array::CpuDef("Concat").HostMemoryInput(0), "T",
                                   array::kAllValueTypes, ConcatOp<true>);
+TENSORD_REGISTER_KERNEL_FOR_TYPES(array::GpuDef("ConcatV2").HostMemoryInput(-1), "T",
+                                  array::kNumericAndBoolTypes, ConcatOp<false>);
+TENSORD_REGISTER_KERNEL_FOR_TYPES(array::GpuDef("Concat").HostMemoryInput(0), "T",
+                                  array::kNumericAndBoolTypes, ConcatOp<true>);
 
 }  // namespace
 }  // namespace tensord

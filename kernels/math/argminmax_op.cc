@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "kernels/math/op_util.h"
+#include "kernels/math/reduction_shape.h"
 #include "runtime/framework/kernel_registry.h"
 #include "runtime/framework/parallel_for.h"
 #include "runtime/framework/tensor_eigen.h"
@@ -48,28 +49,9 @@ class ArgOp : public OpKernel {
   absl::Status Compute(OpKernelContext* c) const override {
     TENSORD_RETURN_IF_ERROR(CheckInputType(c, 0, DataTypeToEnum<T>::value));
     const Tensor& input = c->input(0);
-    TENSORD_ASSIGN_OR_RETURN(std::vector<int64_t> dim, ReadIndexValues(c, 1, "dimension"));
-    if (dim.size() != 1) {
-      return c->InvalidArgument(
-          absl::StrCat("dimension must be a scalar, got ", dim.size(), " values"));
-    }
-    const int rank = input.dims();
-    if (dim[0] < -rank || dim[0] >= rank) {
-      return c->InvalidArgument(absl::StrCat("Expected dimension in the range [", -rank, ", ", rank,
-                                             "), but got ", dim[0]));
-    }
-    const int axis = static_cast<int>(dim[0] < 0 ? dim[0] + rank : dim[0]);
-    TensorShape out_shape = input.shape();
-    out_shape.RemoveDim(axis);
-    const int64_t R = input.dim_size(axis);
-    if (R == 0 && out_shape.num_elements() > 0) {
-      return c->InvalidArgument(absl::StrCat("Reduction axis ", axis, " is empty in shape ",
-                                             input.shape().DebugString()));
-    }
-    Tensor* output = c->allocate_output(0, DataTypeToEnum<Out>::value, out_shape);
-    int64_t A = 1, B = 1;
-    for (int i = 0; i < axis; ++i) A *= input.dim_size(i);
-    for (int i = axis + 1; i < rank; ++i) B *= input.dim_size(i);
+    TENSORD_ASSIGN_OR_RETURN(AxisReduction shape, MakeAxisReduction(c, input.shape()));
+    Tensor* output = c->allocate_output(0, DataTypeToEnum<Out>::value, shape.output_shape);
+    const int64_t A = shape.outer, R = shape.size, B = shape.inner;
     const T* in = input.data<T>();
     Out* out = output->data<Out>();
     // Each unit is one a: B running bests, updated row by row for contiguous reads.

@@ -71,31 +71,123 @@ __global__ void UnaryKernel(const float* x, float* y, int64_t n, float alpha) {
   }
 }
 
-// Both operands advance with the output (same shapes): no index arithmetic.
+// The element functions of the broadcasting kernels: out[i] from the operands' offsets.
 template <GpuBinaryFn kFn>
-__global__ void SameShapeKernel(const float* x, const float* y, float* out, int64_t n) {
+struct BinaryElement {
+  const float* x;
+  const float* y;
+  float* out;
+  __device__ __forceinline__ void operator()(int64_t i, const int64_t (&at)[2]) const {
+    out[i] = Binary<kFn>(x[at[0]], y[at[1]]);
+  }
+};
+
+struct SelectElement {
+  const bool* cond;
+  const float* t;
+  const float* e;
+  float* out;
+  __device__ __forceinline__ void operator()(int64_t i, const int64_t (&at)[3]) const {
+    out[i] = cond[at[0]] ? t[at[1]] : e[at[2]];
+  }
+};
+
+// Every operand advances with the output (same shapes): no index arithmetic.
+template <int kOperands, typename Element>
+__global__ void SameShapeKernel(Element element, int64_t n) {
   const int64_t step = int64_t{blockDim.x} * gridDim.x;
   for (int64_t i = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += step) {
-    out[i] = Binary<kFn>(x[i], y[i]);
+    int64_t at[kOperands];
+    for (int k = 0; k < kOperands; ++k) at[k] = i;
+    element(i, at);
   }
 }
 
-template <GpuBinaryFn kFn>
-__global__ void BroadcastKernel(GpuBroadcast shape, const float* x, const float* y, float* out,
-                                int64_t n) {
+template <int kOperands, typename Element>
+__global__ void BroadcastKernel(GpuBroadcast shape, Element element, int64_t n) {
   const int64_t step = int64_t{blockDim.x} * gridDim.x;
   for (int64_t i = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += step) {
     int64_t rest = i;
-    int64_t xi = 0;
-    int64_t yi = 0;
+    int64_t at[kOperands] = {};
     for (int d = shape.rank - 1; d >= 0; --d) {
       const int64_t coord = rest % shape.dims[d];
       rest /= shape.dims[d];
-      xi += coord * shape.x_strides[d];
-      yi += coord * shape.y_strides[d];
+      for (int k = 0; k < kOperands; ++k) at[k] += coord * shape.strides[k][d];
     }
-    out[i] = Binary<kFn>(x[xi], y[yi]);
+    element(i, at);
   }
+}
+
+template <int kOperands, typename Element>
+const char* Broadcast(GpuStream s, const GpuBroadcast& shape, Element element, int64_t n) {
+  bool same_shape = shape.rank == 1;
+  for (int k = 0; k < kOperands; ++k) same_shape = same_shape && shape.strides[k][0] == 1;
+  if (same_shape) {
+    SameShapeKernel<kOperands><<<GridBlocks(n), kGridThreads, 0, s.stream>>>(element, n);
+  } else {
+    BroadcastKernel<kOperands><<<GridBlocks(n), kGridThreads, 0, s.stream>>>(shape, element, n);
+  }
+  return LaunchError();
+}
+
+// The step functions of GpuFusedProgram, chosen at run time.
+__device__ float FusedUnary(GpuUnaryFn fn, float x) {
+  using F = GpuUnaryFn;
+  switch (fn) {
+    case F::kNeg: return Unary<F::kNeg>(x, 0.0f);
+    case F::kAbs: return Unary<F::kAbs>(x, 0.0f);
+    case F::kSquare: return Unary<F::kSquare>(x, 0.0f);
+    case F::kExp: return Unary<F::kExp>(x, 0.0f);
+    case F::kLog: return Unary<F::kLog>(x, 0.0f);
+    case F::kSqrt: return Unary<F::kSqrt>(x, 0.0f);
+    case F::kSigmoid: return Unary<F::kSigmoid>(x, 0.0f);
+    case F::kTanh: return Unary<F::kTanh>(x, 0.0f);
+    case F::kErf: return Unary<F::kErf>(x, 0.0f);
+    case F::kRelu: return Unary<F::kRelu>(x, 0.0f);
+    default: return NAN;  // not a fused function: the op refuses such a program
+  }
+}
+
+__device__ float FusedBinary(GpuBinaryFn fn, float x, float y) {
+  using F = GpuBinaryFn;
+  switch (fn) {
+    case F::kAdd: return Binary<F::kAdd>(x, y);
+    case F::kSub: return Binary<F::kSub>(x, y);
+    case F::kMul: return Binary<F::kMul>(x, y);
+    case F::kDiv: return Binary<F::kDiv>(x, y);
+    case F::kMaximum: return Binary<F::kMaximum>(x, y);
+    case F::kMinimum: return Binary<F::kMinimum>(x, y);
+    default: return NAN;
+  }
+}
+
+__global__ void FusedKernel(GpuFusedProgram p, float* out, int64_t n) {
+  constexpr int kInputs = GpuFusedProgram::kMaxInputs;
+  float values[kInputs + GpuFusedProgram::kMaxSteps];
+  const int64_t step = int64_t{blockDim.x} * gridDim.x;
+  for (int64_t i = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += step) {
+    int64_t at[kInputs] = {};
+    int64_t rest = i;
+    for (int d = p.rank - 1; d >= 0; --d) {
+      const int64_t coord = rest % p.dims[d];
+      rest /= p.dims[d];
+      for (int k = 0; k < p.num_inputs; ++k) at[k] += coord * p.strides[k][d];
+    }
+    for (int k = 0; k < p.num_inputs; ++k) values[k] = p.inputs[k][at[k]];
+    for (int s = 0; s < p.num_steps; ++s) {
+      const float x = values[p.operands[s][0]];
+      values[p.num_inputs + s] = p.unary[s] ? FusedUnary(p.unary_fn[s], x)
+                                            : FusedBinary(p.binary_fn[s], x,
+                                                          values[p.operands[s][1]]);
+    }
+    out[i] = values[p.num_inputs + p.num_steps - 1];
+  }
+}
+
+// Null when `s.ordinal` is now the calling thread's device, else CUDA's error text.
+const char* UseDevice(GpuStream s) {
+  const cudaError_t e = cudaSetDevice(s.ordinal);
+  return e == cudaSuccess ? nullptr : cudaGetErrorString(e);
 }
 
 template <GpuUnaryFn kFn>
@@ -107,12 +199,7 @@ const char* Unary(GpuStream s, float alpha, const float* x, float* y, int64_t n)
 template <GpuBinaryFn kFn>
 const char* Binary(GpuStream s, const GpuBroadcast& shape, const float* x, const float* y,
                    float* out, int64_t n) {
-  if (shape.rank == 1 && shape.x_strides[0] == 1 && shape.y_strides[0] == 1) {
-    SameShapeKernel<kFn><<<GridBlocks(n), kGridThreads, 0, s.stream>>>(x, y, out, n);
-  } else {
-    BroadcastKernel<kFn><<<GridBlocks(n), kGridThreads, 0, s.stream>>>(shape, x, y, out, n);
-  }
-  return LaunchError();
+  return Broadcast<2>(s, shape, BinaryElement<kFn>{x, y, out}, n);
 }
 
 }  // namespace
@@ -120,9 +207,7 @@ const char* Binary(GpuStream s, const GpuBroadcast& shape, const float* x, const
 const char* LaunchGpuUnary(GpuStream s, GpuUnaryFn fn, float alpha, const float* x, float* y,
                            int64_t n) {
   if (n == 0) return nullptr;
-  if (const cudaError_t e = cudaSetDevice(s.ordinal); e != cudaSuccess) {
-    return cudaGetErrorString(e);
-  }
+  if (const char* error = UseDevice(s)) return error;
   using F = GpuUnaryFn;
   switch (fn) {
     case F::kAbs: return Unary<F::kAbs>(s, alpha, x, y, n);
@@ -157,9 +242,7 @@ const char* LaunchGpuUnary(GpuStream s, GpuUnaryFn fn, float alpha, const float*
 const char* LaunchGpuBinary(GpuStream s, GpuBinaryFn fn, const GpuBroadcast& shape,
                             const float* x, const float* y, float* out, int64_t n) {
   if (n == 0) return nullptr;
-  if (const cudaError_t e = cudaSetDevice(s.ordinal); e != cudaSuccess) {
-    return cudaGetErrorString(e);
-  }
+  if (const char* error = UseDevice(s)) return error;
   using F = GpuBinaryFn;
   switch (fn) {
     case F::kAdd: return Binary<F::kAdd>(s, shape, x, y, out, n);
@@ -174,6 +257,20 @@ const char* LaunchGpuBinary(GpuStream s, GpuBinaryFn fn, const GpuBroadcast& sha
     case F::kSub: return Binary<F::kSub>(s, shape, x, y, out, n);
   }
   return "unknown binary function";
+}
+
+const char* LaunchGpuFused(GpuStream s, const GpuFusedProgram& program, float* out, int64_t n) {
+  if (n == 0) return nullptr;
+  if (const char* error = UseDevice(s)) return error;
+  FusedKernel<<<GridBlocks(n), kGridThreads, 0, s.stream>>>(program, out, n);
+  return LaunchError();
+}
+
+const char* LaunchGpuSelect(GpuStream s, const GpuBroadcast& shape, const bool* cond,
+                            const float* t, const float* e, float* out, int64_t n) {
+  if (n == 0) return nullptr;
+  if (const char* error = UseDevice(s)) return error;
+  return Broadcast<3>(s, shape, SelectElement{cond, t, e, out}, n);
 }
 
 }  // namespace math

@@ -27,13 +27,14 @@ enum class GpuBinaryFn {
 };
 
 // The iteration space of a broadcast with its operands' element strides (0 where an operand
-// repeats), outermost dim first: BroadcastPlan's collapsed form.
+// repeats), outermost dim first: BroadcastPlan's collapsed form. Operands are numbered as the
+// launcher's pointer arguments (x, y; or cond, t, e); strides of unused operands stay 0.
 struct GpuBroadcast {
   static constexpr int kMaxRank = 6;
+  static constexpr int kMaxOperands = 3;  // Select's
   int rank = 1;
   int64_t dims[kMaxRank] = {};
-  int64_t x_strides[kMaxRank] = {};
-  int64_t y_strides[kMaxRank] = {};
+  int64_t strides[kMaxOperands][kMaxRank] = {};
 };
 
 const char* LaunchGpuUnary(GpuStream stream, GpuUnaryFn fn, float alpha, const float* x,
@@ -42,6 +43,35 @@ const char* LaunchGpuUnary(GpuStream stream, GpuUnaryFn fn, float alpha, const f
 // `num_elements` is the product of `shape.dims`; a no-op when zero.
 const char* LaunchGpuBinary(GpuStream stream, GpuBinaryFn fn, const GpuBroadcast& shape,
                             const float* x, const float* y, float* out, int64_t num_elements);
+
+// A _FusedElementwise group as its GPU kernel runs it: for each output element, the inputs at
+// their broadcast offsets, then each step in order on inputs or earlier results (operand
+// k < num_inputs: input k, else the result of step k - num_inputs); the last step's result is
+// the element. Steps use the functions the fusion pass groups: Neg, Abs, Square, Exp, Log,
+// Sqrt, Sigmoid, Tanh, Erf, Relu; Add, Sub, Mul, Div, Maximum, Minimum.
+struct GpuFusedProgram {
+  static constexpr int kMaxSteps = 16;
+  static constexpr int kMaxInputs = kMaxSteps + 1;
+  int num_steps = 0;
+  int num_inputs = 0;
+  bool unary[kMaxSteps] = {};
+  GpuUnaryFn unary_fn[kMaxSteps] = {};
+  GpuBinaryFn binary_fn[kMaxSteps] = {};
+  int operands[kMaxSteps][2] = {};
+  const float* inputs[kMaxInputs] = {};
+  // The broadcast, outermost dim first, with each input's element strides.
+  int rank = 1;
+  int64_t dims[GpuBroadcast::kMaxRank] = {};
+  int64_t strides[kMaxInputs][GpuBroadcast::kMaxRank] = {};
+};
+
+// `num_elements` is the product of `program.dims`; a no-op when zero.
+const char* LaunchGpuFused(GpuStream stream, const GpuFusedProgram& program, float* out,
+                           int64_t num_elements);
+
+// out = cond ? t : e, the three operands broadcast by `shape`; `num_elements` as above.
+const char* LaunchGpuSelect(GpuStream stream, const GpuBroadcast& shape, const bool* cond,
+                            const float* t, const float* e, float* out, int64_t num_elements);
 
 }  // namespace math
 }  // namespace tensord

@@ -16,23 +16,47 @@ absl::StatusOr<GpuBroadcast> ToGpuBroadcast(const BroadcastPlan& plan) {
                      rank, " dimensions; the GPU kernels take at most ",
                      GpuBroadcast::kMaxRank));
   }
+  if (plan.num_operands() > GpuBroadcast::kMaxOperands) {
+    return absl::InvalidArgumentError(absl::StrCat("a broadcast of ", plan.num_operands(),
+                                                   " operands; the GPU kernels take at most ",
+                                                   GpuBroadcast::kMaxOperands));
+  }
   shape.rank = rank;
   for (int d = 0; d < rank; ++d) {
     shape.dims[d] = plan.dims()[d];
-    shape.x_strides[d] = plan.stride(0, d);
-    shape.y_strides[d] = plan.stride(1, d);
+    for (int k = 0; k < plan.num_operands(); ++k) shape.strides[k][d] = plan.stride(k, d);
   }
   return shape;
 }
 
-absl::Status RunGpuBinary(const OpKernelContext* c, GpuBinaryFn fn, const BroadcastPlan& plan,
-                          const Tensor& x, const Tensor& y, Tensor* out) {
+namespace {
+
+// ToGpuBroadcast, its error naming the node.
+absl::StatusOr<GpuBroadcast> NodeGpuBroadcast(const OpKernelContext* c,
+                                              const BroadcastPlan& plan) {
   absl::StatusOr<GpuBroadcast> shape = ToGpuBroadcast(plan);
   if (!shape.ok()) return c->InvalidArgument(shape.status().message());
+  return shape;
+}
+
+}  // namespace
+
+absl::Status RunGpuBinary(const OpKernelContext* c, GpuBinaryFn fn, const BroadcastPlan& plan,
+                          const Tensor& x, const Tensor& y, Tensor* out) {
+  TENSORD_ASSIGN_OR_RETURN(const GpuBroadcast shape, NodeGpuBroadcast(c, plan));
   GpuDevice& device = GpuOf(c);
   return LaunchStatus(c->node_name(), device,
-                      LaunchGpuBinary(StreamOf(device), fn, *shape, x.data<float>(),
+                      LaunchGpuBinary(StreamOf(device), fn, shape, x.data<float>(),
                                       y.data<float>(), out->data<float>(), plan.num_elements()));
+}
+
+absl::Status RunGpuSelect(const OpKernelContext* c, const BroadcastPlan& plan, const Tensor& cond,
+                          const Tensor& t, const Tensor& e, Tensor* out) {
+  TENSORD_ASSIGN_OR_RETURN(const GpuBroadcast shape, NodeGpuBroadcast(c, plan));
+  GpuDevice& device = GpuOf(c);
+  return LaunchStatus(c->node_name(), device,
+                      LaunchGpuSelect(StreamOf(device), shape, cond.data<bool>(), t.data<float>(),
+                                      e.data<float>(), out->data<float>(), plan.num_elements()));
 }
 
 absl::Status RunGpuUnary(const OpKernelContext* c, GpuUnaryFn fn, float alpha, const Tensor& x,

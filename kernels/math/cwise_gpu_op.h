@@ -1,6 +1,7 @@
 // GpuUnaryOp and GpuBinaryOp: the GPU kernels of the float elementwise ops, queued on the
 // device's compute stream through the launchers of cwise_gpu.h. Registered beside each op's CPU
-// kernel (cwise_unary_op_gpu.cc, ...), in CUDA builds only.
+// kernel (cwise_unary_op_gpu.cc, ...), in CUDA builds only. RunGpuSelect serves Select's
+// (select_op_gpu.cc).
 //
 // Shapes, broadcasting and errors are the CPU kernels': the same BroadcastPlan and messages.
 #ifndef TENSORD_KERNELS_MATH_CWISE_GPU_OP_H_
@@ -17,13 +18,19 @@ namespace tensord {
 namespace math {
 
 // `plan` as the launchers take it; InvalidArgument when its collapsed rank exceeds
-// GpuBroadcast::kMaxRank (shapes that broadcast in more than six alternating places).
+// GpuBroadcast::kMaxRank (shapes that broadcast in more than six alternating places) or its
+// operands outnumber GpuBroadcast::kMaxOperands.
 absl::StatusOr<GpuBroadcast> ToGpuBroadcast(const BroadcastPlan& plan);
 
 // out = fn(x, y) with NumPy broadcasting into `out` (allocated by the caller with the plan's
 // output shape), on the kernel's GPU; errors name the node.
 absl::Status RunGpuBinary(const OpKernelContext* c, GpuBinaryFn fn, const BroadcastPlan& plan,
                           const Tensor& x, const Tensor& y, Tensor* out);
+
+// out = cond ? t : e (bool cond, float t and e) broadcast by `plan` (of cond, t, e, in that
+// order) into `out`, allocated by the caller with the plan's output shape; errors name the node.
+absl::Status RunGpuSelect(const OpKernelContext* c, const BroadcastPlan& plan, const Tensor& cond,
+                          const Tensor& t, const Tensor& e, Tensor* out);
 
 // y = fn(x) element by element on the kernel's GPU (y may be x); errors name the node.
 absl::Status RunGpuUnary(const OpKernelContext* c, GpuUnaryFn fn, float alpha, const Tensor& x,

@@ -40,6 +40,8 @@ class BroadcastPlan {
   int64_t num_elements() const { return output_shape_.num_elements(); }
   // Collapsed iteration space, outermost first; never empty (a scalar output is {1}).
   absl::Span<const int64_t> dims() const { return dims_; }
+  // The number of shapes given to Make.
+  int num_operands() const { return static_cast<int>(strides_.size() / dims_.size()); }
   // Element stride of `operand` along collapsed dim `dim`; 0 where it is broadcast.
   int64_t stride(int operand, int dim) const { return strides_[operand * dims_.size() + dim]; }
   // Stride along the innermost dim: 1, or 0 when the operand repeats one element there.

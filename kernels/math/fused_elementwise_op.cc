@@ -21,6 +21,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "kernels/math/cwise_util.h"
+#include "kernels/math/fused_elementwise.h"
 #include "kernels/math/op_util.h"
 #include "runtime/framework/kernel_registry.h"
 #include "runtime/framework/parallel_for.h"
@@ -130,54 +131,25 @@ void Apply(Op op, Operand x, Operand y, float* out, int64_t n) {
 class FusedElementwiseOp : public OpKernel {
  public:
   explicit FusedElementwiseOp(OpKernelConstruction* c) : OpKernel(c) {
-    std::vector<std::string> names;
-    std::vector<int64_t> operands;
-    if (!c->GetAttr("ops", &names) || !c->GetAttr("operands", &operands)) return;
-    if (names.empty() || operands.size() != 2 * names.size()) {
-      c->SetError(absl::InvalidArgumentError("ops must be non-empty with two operands each"));
-      return;
-    }
-    for (size_t i = 0; i < names.size(); ++i) {
-      std::optional<Op> op = ParseOp(names[i]);
+    std::vector<FusedStep> read;
+    if (!ReadFusedSteps(c, &read)) return;
+    for (FusedStep& step : read) {
+      std::optional<Op> op = ParseOp(step.op);
       if (!op) {
-        c->SetError(absl::UnimplementedError("op '" + names[i] + "' cannot be fused"));
+        c->SetError(absl::UnimplementedError("op '" + step.op + "' cannot be fused"));
         return;
       }
-      steps_.push_back(
-          Step{*op, {static_cast<int>(operands[2 * i]), static_cast<int>(operands[2 * i + 1])}});
+      step.unary = IsUnary(*op);
+      ops_.push_back(*op);
+      steps_.push_back(std::move(step));
     }
   }
 
   absl::Status Compute(OpKernelContext* c) const override {
-    const int num_inputs = c->num_inputs();
-    // Operands name inputs or earlier results only.
-    for (size_t s = 0; s < steps_.size(); ++s) {
-      for (int k = 0; k < (IsUnary(steps_[s].op) ? 1 : 2); ++k) {
-        const int operand = steps_[s].operands[k];
-        if (operand < 0 || operand >= num_inputs + static_cast<int>(s)) {
-          return c->InvalidArgument(
-              absl::StrCat("operand ", operand, " of fused op ", s, " is out of range"));
-        }
-      }
-    }
-    absl::InlinedVector<TensorShape, 4> shapes;
-    for (int i = 0; i < c->num_inputs(); ++i) {
-      TENSORD_RETURN_IF_ERROR(CheckInputType(c, i, DT_FLOAT));
-      shapes.push_back(c->input(i).shape());
-    }
-    std::optional<BroadcastPlan> plan = BroadcastPlan::Make(shapes);
-    if (!plan) {
-      std::string listed;
-      for (const TensorShape& s : shapes)
-        listed += (listed.empty() ? "" : " vs. ") + s.DebugString();
-      return c->InvalidArgument("Incompatible shapes: " + listed);
-    }
-    absl::InlinedVector<int, 4> forwardable;  // inputs of the output's shape may take the output
-    for (int i = 0; i < c->num_inputs(); ++i) {
-      if (shapes[i] == plan->output_shape()) forwardable.push_back(i);
-    }
-    Tensor* out = ForwardOrAllocate(c, forwardable, plan->output_shape());
+    Tensor* out = nullptr;
+    TENSORD_ASSIGN_OR_RETURN(std::optional<BroadcastPlan> plan, PrepareFusedRun(c, steps_, &out));
     if (plan->num_elements() == 0) return absl::OkStatus();
+    const int num_inputs = c->num_inputs();
     absl::InlinedVector<const float*, 8> inputs(num_inputs);
     for (int i = 0; i < num_inputs; ++i) inputs[i] = c->input(i).data<float>();
     float* output = out->data<float>();
@@ -209,12 +181,12 @@ class FusedElementwiseOp : public OpKernel {
                         return Operand{inputs[k] + offsets[k] + done * stride, stride};
                       };
                       for (size_t s = 0; s < steps_.size(); ++s) {
-                        const Step& step = steps_[s];
+                        const FusedStep& step = steps_[s];
                         float* dst =
                             s + 1 == steps_.size() ? output + begin + done : &scratch[s * kBlock];
                         const Operand y =
-                            IsUnary(step.op) ? Operand{nullptr, 0} : operand(step.operands[1]);
-                        Apply(step.op, operand(step.operands[0]), y, dst, n);
+                            step.unary ? Operand{nullptr, 0} : operand(step.operands[1]);
+                        Apply(ops_[s], operand(step.operands[0]), y, dst, n);
                       }
                     }
                     begin += run;
@@ -226,28 +198,8 @@ class FusedElementwiseOp : public OpKernel {
   }
 
  private:
-  struct Step {
-    Op op;
-    std::array<int, 2> operands;
-  };
-
-  // The output in the buffer of an input this run no longer reads (see
-  // forward_input_or_allocate_output), else a fresh one. Safe: every element is written after
-  // all inputs of that element have been read, block by block.
-  static Tensor* ForwardOrAllocate(OpKernelContext* c, absl::Span<const int> candidates,
-                                   const TensorShape& shape) {
-    switch (candidates.size()) {
-      case 0:
-        return c->allocate_output_for_overwrite(0, DT_FLOAT, shape);
-      case 1:
-        return c->forward_input_or_allocate_output({candidates[0]}, 0, DT_FLOAT, shape);
-      default:
-        return c->forward_input_or_allocate_output({candidates[0], candidates[1]}, 0, DT_FLOAT,
-                                                   shape);
-    }
-  }
-
-  std::vector<Step> steps_;
+  std::vector<FusedStep> steps_;
+  std::vector<Op> ops_;  // per step
 };
 
 TENSORD_REGISTER_KERNEL(

@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/math/cwise_util.h"
 #include "kernels/math/op_util.h"
+#include "kernels/math/reduction_shape.h"
 #include "runtime/framework/kernel_registry.h"
 #include "runtime/framework/parallel_for.h"
 #include "runtime/framework/tensor_eigen.h"
@@ -187,50 +188,17 @@ class ReductionOp : public OpKernel {
   absl::Status Compute(OpKernelContext* c) const override {
     TENSORD_RETURN_IF_ERROR(CheckInputType(c, 0, DataTypeToEnum<T>::value));
     const Tensor& input = c->input(0);
-    TENSORD_ASSIGN_OR_RETURN(std::vector<int64_t> axes, ReadIndexValues(c, 1, "reduction_indices"));
-    const int rank = input.dims();
-    std::vector<bool> reduced(rank, false);
-    for (int64_t axis : axes) {
-      if (axis < -rank || axis >= rank) {
-        return c->InvalidArgument(absl::StrCat("Invalid reduction dimension (", axis,
-                                               " for input with ", rank, " dimension(s)"));
-      }
-      const int a = static_cast<int>(axis < 0 ? axis + rank : axis);
-      if (reduced[a]) {
-        return c->InvalidArgument(
-            absl::StrCat("Invalid reduction arguments: Axes contains duplicate dimension: ", a));
-      }
-      reduced[a] = true;
-    }
-
-    TensorShape out_shape;
-    int64_t count = 1;                             // elements reduced into each output
-    std::vector<std::pair<int64_t, bool>> groups;  // (size, reduced), size-1 dims dropped
-    for (int i = 0; i < rank; ++i) {
-      const int64_t size = input.dim_size(i);
-      if (reduced[i]) count *= size;
-      if (!reduced[i]) {
-        out_shape.AddDim(size);
-      } else if (keep_dims_) {
-        out_shape.AddDim(1);
-      }
-      if (size == 1) continue;
-      if (!groups.empty() && groups.back().second == reduced[i]) {
-        groups.back().first *= size;
-      } else {
-        groups.emplace_back(size, reduced[i]);
-      }
-    }
-
-    const bool reduces_anything =
-        std::any_of(groups.begin(), groups.end(), [](const auto& g) { return g.second; });
+    TENSORD_ASSIGN_OR_RETURN(ReductionShape shape,
+                             MakeReductionShape(c, input.shape(), keep_dims_));
+    std::vector<ReductionShape::Group>& groups = shape.groups;
+    const bool reduces_anything = shape.reduces_anything();
     if (!reduces_anything && !R::kPrepares) {
-      TENSORD_ASSIGN_OR_RETURN(Tensor same, input.Reshaped(out_shape));
+      TENSORD_ASSIGN_OR_RETURN(Tensor same, input.Reshaped(shape.output_shape));
       c->set_output(0, std::move(same));
       return absl::OkStatus();
     }
 
-    Tensor* output = c->allocate_output(0, input.dtype(), out_shape);
+    Tensor* output = c->allocate_output(0, input.dtype(), shape.output_shape);
     const T* current = input.data<T>();
     std::unique_ptr<T[]> prepared;
     if constexpr (R::kPrepares) {
@@ -246,21 +214,21 @@ class ReductionOp : public OpKernel {
     while (true) {
       int last = -1;
       for (int g = 0; g < static_cast<int>(groups.size()); ++g) {
-        if (groups[g].second) last = g;
+        if (groups[g].reduced) last = g;
       }
       if (last < 0) break;
       int64_t before = 1, after = 1;
-      for (int g = 0; g < last; ++g) before *= groups[g].first;
-      for (int g = last + 1; g < static_cast<int>(groups.size()); ++g) after *= groups[g].first;
+      for (int g = 0; g < last; ++g) before *= groups[g].size;
+      for (int g = last + 1; g < static_cast<int>(groups.size()); ++g) after *= groups[g].size;
       const bool final_pass = std::none_of(groups.begin(), groups.begin() + last,
-                                           [](const auto& g) { return g.second; });
+                                           [](const auto& g) { return g.reduced; });
       T* dst = output->data<T>();
       std::unique_ptr<T[]> next;
       if (!final_pass) {
         next.reset(new T[before * after]);
         dst = next.get();
       }
-      ReduceMiddle<T, typename R::Fn>(c->eigen_cpu_device(), current, before, groups[last].first,
+      ReduceMiddle<T, typename R::Fn>(c->eigen_cpu_device(), current, before, groups[last].size,
                                       after, R::Identity(), dst);
       if (final_pass) break;
       buffer = std::move(next);
@@ -268,12 +236,12 @@ class ReductionOp : public OpKernel {
       // Drop the group and merge its kept neighbours.
       groups.erase(groups.begin() + last);
       if (last > 0 && last < static_cast<int>(groups.size()) &&
-          groups[last - 1].second == groups[last].second) {
-        groups[last - 1].first *= groups[last].first;
+          groups[last - 1].reduced == groups[last].reduced) {
+        groups[last - 1].size *= groups[last].size;
         groups.erase(groups.begin() + last);
       }
     }
-    R::Finalize(output->data<T>(), output->NumElements(), count);
+    R::Finalize(output->data<T>(), output->NumElements(), shape.count);
     return absl::OkStatus();
   }
 

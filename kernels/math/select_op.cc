@@ -3,7 +3,12 @@
 // SelectV2 broadcasts all three inputs. Select requires t and e of the same shape and a
 // condition that is a scalar (picks a whole input), of that shape, or a vector choosing rows
 // along dim 0; the row form is computed as a broadcast of condition reshaped to [n, 1, ...].
+// The GPU kernels (float) are in select_op_gpu.cc.
+#include "kernels/math/select_op.h"
+
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "kernels/math/cwise_util.h"
@@ -33,24 +38,13 @@ void SelectBroadcast(const Eigen::ThreadPoolDevice& device, const BroadcastPlan&
 }
 
 template <typename T>
-absl::Status ComputeSelect(OpKernelContext* c, const TensorShape& cond_shape,
-                           absl::string_view incompatible_message) {
-  const Tensor& cond = c->input(0);
-  const Tensor& t = c->input(1);
-  const Tensor& e = c->input(2);
-  std::optional<BroadcastPlan> plan = BroadcastPlan::Make({cond_shape, t.shape(), e.shape()});
-  if (!plan) return c->InvalidArgument(incompatible_message);
-  Tensor* out = c->allocate_output(0, t.dtype(), plan->output_shape());
-  if (plan->num_elements() == 0) return absl::OkStatus();
-  SelectBroadcast(c->eigen_cpu_device(), *plan, cond.data<bool>(), t.data<T>(), e.data<T>(),
-                  out->data<T>());
+absl::Status ComputeSelect(OpKernelContext* c, const TensorShape& cond_shape) {
+  TENSORD_ASSIGN_OR_RETURN(const BroadcastPlan plan, SelectPlan(c, cond_shape));
+  Tensor* out = c->allocate_output(0, c->input(1).dtype(), plan.output_shape());
+  if (plan.num_elements() == 0) return absl::OkStatus();
+  SelectBroadcast(c->eigen_cpu_device(), plan, c->input(0).data<bool>(), c->input(1).data<T>(),
+                  c->input(2).data<T>(), out->data<T>());
   return absl::OkStatus();
-}
-
-absl::Status CheckSelectTypes(const OpKernelContext* c, DataType dtype) {
-  TENSORD_RETURN_IF_ERROR(CheckInputType(c, 0, DT_BOOL));
-  TENSORD_RETURN_IF_ERROR(CheckInputType(c, 1, dtype));
-  return CheckInputType(c, 2, dtype);
 }
 
 template <typename T>
@@ -60,11 +54,7 @@ class SelectV2Op : public OpKernel {
 
   absl::Status Compute(OpKernelContext* c) const override {
     TENSORD_RETURN_IF_ERROR(CheckSelectTypes(c, DataTypeToEnum<T>::value));
-    const TensorShape& cond = c->input(0).shape();
-    return ComputeSelect<T>(
-        c, cond,
-        absl::StrCat("condition ", cond.DebugString(), ", then ", c->input(1).shape().DebugString(),
-                     ", and else ", c->input(2).shape().DebugString(), " must be broadcastable"));
+    return ComputeSelect<T>(c, c->input(0).shape());
   }
 };
 
@@ -75,33 +65,13 @@ class SelectOp : public OpKernel {
 
   absl::Status Compute(OpKernelContext* c) const override {
     TENSORD_RETURN_IF_ERROR(CheckSelectTypes(c, DataTypeToEnum<T>::value));
+    TENSORD_ASSIGN_OR_RETURN(const TensorShape cond_shape, SelectConditionShape(c));
     const Tensor& cond = c->input(0);
-    const Tensor& t = c->input(1);
-    const Tensor& e = c->input(2);
-    if (t.shape() != e.shape()) {
-      return c->InvalidArgument(
-          absl::StrCat("'then' and 'else' must have the same size.  but "
-                       "received: ",
-                       t.shape().DebugString(), " vs. ", e.shape().DebugString()));
-    }
     if (cond.dims() == 0) {
-      c->set_output(0, cond.scalar<bool>() ? t : e);
+      c->set_output(0, cond.scalar<bool>() ? c->input(1) : c->input(2));
       return absl::OkStatus();
     }
-    if (cond.shape() == t.shape()) return ComputeSelect<T>(c, cond.shape(), "");
-    if (cond.dims() == 1 && t.dims() >= 1) {
-      if (cond.dim_size(0) != t.dim_size(0)) {
-        return c->InvalidArgument(absl::StrCat(
-            "Number of batches of 'then' must match size of 'cond', but saw: ", t.dim_size(0),
-            " vs. ", cond.dim_size(0)));
-      }
-      std::vector<int64_t> rows(t.dims(), 1);
-      rows[0] = cond.dim_size(0);
-      return ComputeSelect<T>(c, TensorShape(rows), "");
-    }
-    return c->InvalidArgument(
-        absl::StrCat("Inputs to operation Select must have the same size and shape.  Input 0: ",
-                     cond.shape().DebugString(), " != input 1: ", t.shape().DebugString()));
+    return ComputeSelect<T>(c, cond_shape);
   }
 };
 
@@ -123,5 +93,50 @@ REGISTER_SELECT(std::string);
 #undef REGISTER_SELECT
 
 }  // namespace
+
+absl::Status CheckSelectTypes(const OpKernelContext* c, DataType dtype) {
+  TENSORD_RETURN_IF_ERROR(CheckInputType(c, 0, DT_BOOL));
+  TENSORD_RETURN_IF_ERROR(CheckInputType(c, 1, dtype));
+  return CheckInputType(c, 2, dtype);
+}
+
+absl::StatusOr<TensorShape> SelectConditionShape(const OpKernelContext* c) {
+  const TensorShape& cond = c->input(0).shape();
+  const TensorShape& t = c->input(1).shape();
+  const TensorShape& e = c->input(2).shape();
+  if (t != e) {
+    return c->InvalidArgument(
+        absl::StrCat("'then' and 'else' must have the same size.  but "
+                     "received: ",
+                     t.DebugString(), " vs. ", e.DebugString()));
+  }
+  if (cond.dims() == 0 || cond == t) return cond;
+  if (cond.dims() == 1 && t.dims() >= 1) {
+    if (cond.dim_size(0) != t.dim_size(0)) {
+      return c->InvalidArgument(absl::StrCat(
+          "Number of batches of 'then' must match size of 'cond', but saw: ", t.dim_size(0),
+          " vs. ", cond.dim_size(0)));
+    }
+    std::vector<int64_t> rows(t.dims(), 1);
+    rows[0] = cond.dim_size(0);
+    return TensorShape(rows);
+  }
+  return c->InvalidArgument(
+      absl::StrCat("Inputs to operation Select must have the same size and shape.  Input 0: ",
+                   cond.DebugString(), " != input 1: ", t.DebugString()));
+}
+
+absl::StatusOr<BroadcastPlan> SelectPlan(const OpKernelContext* c, const TensorShape& cond_shape) {
+  const TensorShape& t = c->input(1).shape();
+  const TensorShape& e = c->input(2).shape();
+  std::optional<BroadcastPlan> plan = BroadcastPlan::Make({cond_shape, t, e});
+  if (!plan) {
+    return c->InvalidArgument(absl::StrCat("condition ", c->input(0).shape().DebugString(),
+                                           ", then ", t.DebugString(), ", and else ",
+                                           e.DebugString(), " must be broadcastable"));
+  }
+  return *std::move(plan);
+}
+
 }  // namespace math
 }  // namespace tensord

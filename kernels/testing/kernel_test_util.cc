@@ -111,7 +111,10 @@ absl::StatusOr<std::vector<Tensor>> RunKernel(const ::tensorflow::NodeDef& node,
   if (run_on->type() == DeviceType::kGpu) {
     auto* gpu = static_cast<GpuDevice*>(run_on);
     for (size_t i = 0; i < inputs.size(); ++i) {
-      if ((*registration)->def.host_inputs().count(static_cast<int>(i))) continue;
+      if ((*registration)->def.IsHostMemoryInput(static_cast<int>(i),
+                                                  static_cast<int>(inputs.size()))) {
+        continue;
+      }
       auto on_device = CopyTensorToDevice(inputs[i], gpu);
       if (!on_device.ok()) return on_device.status();
       params.inputs[i] = *std::move(on_device);

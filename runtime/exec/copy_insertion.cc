@@ -38,10 +38,20 @@ std::string OutputMemory(const NodeDef& producer, int output) {
   return producer.device();
 }
 
+int NumDataInputs(const NodeDef& node) {
+  int n = 0;
+  for (const std::string& input : node.input()) {
+    if (!ParseTensorRef(input).is_control()) ++n;
+  }
+  return n;
+}
+
 std::string InputMemory(const NodeDef& consumer, int input) {
   if (!OnGpu(consumer)) return kHost;
   const KernelRegistration* kernel = GpuKernel(consumer);
-  if (kernel != nullptr && kernel->def.host_inputs().count(input)) return kHost;
+  if (kernel != nullptr && kernel->def.IsHostMemoryInput(input, NumDataInputs(consumer))) {
+    return kHost;
+  }
   return consumer.device();
 }
 

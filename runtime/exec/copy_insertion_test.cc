@@ -24,6 +24,9 @@ TENSORD_REGISTER_KERNEL(KernelDef("CopyTestGpuSource").Device(DeviceType::kGpu).
 // Input 1 is read from host memory (an axis).
 TENSORD_REGISTER_KERNEL(KernelDef("CopyTestGpuSink").Device(DeviceType::kGpu).HostMemoryInput(1),
                         CopyTestOp);
+// The last input is read from host memory, whatever the number before it (ConcatV2's axis).
+TENSORD_REGISTER_KERNEL(KernelDef("CopyTestGpuConcat").Device(DeviceType::kGpu).HostMemoryInput(-1),
+                        CopyTestOp);
 TENSORD_REGISTER_KERNEL(KernelDef("If").Device(DeviceType::kCpu), CopyTestOp);
 
 constexpr char kCpu[] = "/device:CPU:0";
@@ -66,6 +69,19 @@ TEST(CopyInsertionTest, HostValuesReadOnTheGpuGetOneSharedCopy) {
   EXPECT_EQ(Inputs(copy), std::vector<std::string>{"x:0"});
   EXPECT_EQ(Inputs(nodes["a"]), (std::vector<std::string>{"x_0/_to_GPU_0", "x"}));
   EXPECT_EQ(Inputs(nodes["b"]), (std::vector<std::string>{"x_0/_to_GPU_0", "x", "^a"}));
+}
+
+TEST(CopyInsertionTest, HostMemoryInputCountedFromTheEndFollowsTheNode) {
+  ::tensorflow::GraphDef graph;
+  Add(&graph, "x", "CopyTestCpu", kCpu);
+  Add(&graph, "two", "CopyTestGpuConcat", kGpu0, {"x", "x:1", "x:2", "^x"});
+  Add(&graph, "three", "CopyTestGpuConcat", kGpu0, {"x", "x:1", "x:2", "x:3"});
+  EXPECT_EQ(InsertCopies(&graph), 3);  // x:0, x:1 and x:2 each copied once
+  auto nodes = ByName(graph);
+  EXPECT_EQ(Inputs(nodes["two"]),
+            (std::vector<std::string>{"x_0/_to_GPU_0", "x_1/_to_GPU_0", "x:2", "^x"}));
+  EXPECT_EQ(Inputs(nodes["three"]), (std::vector<std::string>{"x_0/_to_GPU_0", "x_1/_to_GPU_0",
+                                                               "x_2/_to_GPU_0", "x:3"}));
 }
 
 TEST(CopyInsertionTest, GpuValuesReadOnTheCpuAreCopiedBackUnlessInHostMemory) {

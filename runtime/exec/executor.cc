@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
+#include "runtime/exec/copy_insertion.h"
 #include "runtime/exec/function_plan.h"
 #include "runtime/framework/device_memory.h"
 #include "runtime/exec/placer.h"
@@ -135,7 +136,7 @@ absl::StatusOr<Device*> DeviceForNode(const NodeDef& node, const DeviceSet& devi
 absl::StatusOr<std::unique_ptr<ExecutionPlan>> ExecutionPlan::Build(
     const GraphDef& graph, const std::vector<std::string>& feeds,
     const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
-    const DeviceSet& devices, const ConstantTable* constants) {
+    const DeviceSet& devices, const ConstantTable* constants, DeviceConstants* device_constants) {
   const FlatFunctionLibrary functions(devices);
   auto constant_of = [&](const std::string& name) -> const std::vector<Tensor>* {
     if (constants == nullptr) return nullptr;
@@ -273,6 +274,38 @@ absl::StatusOr<std::unique_ptr<ExecutionPlan>> ExecutionPlan::Build(
       plan->constant_slot_[node.first_output_slot + o] = true;
       plan->constant_values_[node.first_output_slot + o] = (*values)[o];
     }
+    node.constant = true;
+  }
+
+  // Copies of constants into device memory: made here once rather than on every run.
+  for (int p = 0; p < n; ++p) {
+    Node& node = plan->nodes_[p];
+    if (node.constant || node.num_outputs < 1 || node.def->op() != kHostToDeviceOp) continue;
+    std::optional<TensorRef> source;
+    for (const std::string& in : node.def->input()) {
+      TensorRef ref = ParseTensorRef(in);
+      if (!ref.is_control()) source = std::move(ref);
+    }
+    if (!source) continue;
+    const int slot = slot_of(*source);
+    if (!plan->constant_slot_[slot]) continue;
+    TENSORD_ASSIGN_OR_RETURN(Device* const device, DeviceForNode(*node.def, devices));
+    if (device->type() != DeviceType::kGpu) continue;
+    if (device_constants == nullptr) {
+      plan->own_device_constants_ = std::make_unique<DeviceConstants>();
+      device_constants = plan->own_device_constants_.get();
+    }
+    const Tensor& host = plan->constant_values_[slot];
+    absl::StatusOr<Tensor> copy = device_constants->GetOrMake(node.def->name(), [&] {
+      return CopyTensorToDevice(host, static_cast<GpuDevice*>(device));
+    });
+    if (!copy.ok()) {
+      return absl::Status(copy.status().code(),
+                          absl::StrCat("copying constant '", source->node, "' to ",
+                                       device->name(), ": ", copy.status().message()));
+    }
+    plan->constant_slot_[node.first_output_slot] = true;
+    plan->constant_values_[node.first_output_slot] = *std::move(copy);
     node.constant = true;
   }
 

@@ -24,6 +24,7 @@
 #include "runtime/framework/cancellation.h"
 #include "runtime/framework/device_set.h"
 #include "runtime/framework/kernel_registry.h"
+#include "runtime/exec/device_constants.h"
 #include "runtime/exec/session.h"
 #include "runtime/framework/resource.h"
 
@@ -45,11 +46,14 @@ class ExecutionPlan {
   // inputs are not needed. A node runs on the device its device string names when that
   // device is in `devices` and has a kernel for it (the placement pass wrote full names);
   // otherwise on the first device of the set that has one. `devices` must outlive the plan
-  // and be the set of every ExecutionEnv the plan runs with.
+  // and be the set of every ExecutionEnv the plan runs with. Copies of constants into device
+  // memory are made once, at build, and kept in `device_constants` (shared by a session's plans;
+  // it must outlive them), or by the plan itself when that is null.
   static absl::StatusOr<std::unique_ptr<ExecutionPlan>> Build(
       const ::tensorflow::GraphDef& graph, const std::vector<std::string>& feeds,
       const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
-      const DeviceSet& devices, const ConstantTable* constants = nullptr);
+      const DeviceSet& devices, const ConstantTable* constants = nullptr,
+      DeviceConstants* device_constants = nullptr);
 
   // Runs the plan. `feeds` are in the order given to Build. Outputs follow `fetches`, in host
   // memory (values a GPU computed are copied back, the run's one wait for its GPU work). A fired
@@ -109,6 +113,7 @@ class ExecutionPlan {
   std::vector<int> initial_ready_;
   std::vector<int> sequence_;              // the scheduled nodes in a topological order
   int num_scheduled_ = 0;                  // nodes that run (all but the constant ones)
+  std::unique_ptr<DeviceConstants> own_device_constants_;  // when Build was given none
   std::vector<bool> constant_slot_;        // per slot: filled from constant_values_
   std::vector<Tensor> constant_values_;    // per slot, where constant_slot_
   // Frames of finished runs, kept for the next ones (concurrent runs take one each).

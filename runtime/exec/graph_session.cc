@@ -43,6 +43,8 @@ class GraphSession : public Session {
     return plan->Run(env_, std::move(feed_values), outputs, options.cancellation);
   }
 
+  size_t device_memory_bytes() const override { return device_constants_.bytes(); }
+
  private:
   absl::StatusOr<const ExecutionPlan*> GetPlan(const std::vector<std::string>& feeds,
                                                const std::vector<std::string>& fetches,
@@ -56,7 +58,8 @@ class GraphSession : public Session {
     }
     // Built outside the lock: kernel construction can be slow and other plans stay usable.
     TENSORD_ASSIGN_OR_RETURN(auto plan, ExecutionPlan::Build(graph_, feeds, fetches, targets,
-                                                                  *env_.devices, constants_.get()));
+                                                                  *env_.devices, constants_.get(),
+                                                                  &device_constants_));
     absl::MutexLock lock(&mu_);
     auto& slot = plans_[key];
     if (slot == nullptr) slot = std::move(plan);
@@ -66,6 +69,7 @@ class GraphSession : public Session {
   const ::tensorflow::GraphDef graph_;
   std::shared_ptr<ResourceMgr> resources_;
   std::shared_ptr<const ConstantTable> constants_;
+  DeviceConstants device_constants_;  // shared by the plans
   ExecutionEnv env_;
   absl::Mutex mu_;
   std::map<std::string, std::unique_ptr<ExecutionPlan>> plans_;

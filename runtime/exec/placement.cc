@@ -94,4 +94,16 @@ std::string PlacementRecord::DeviceSummary() const {
   return absl::StrJoin(NodesPerDevice(), ",", absl::PairFormatter("="));
 }
 
+std::string PlacementRecord::PrimaryDevice() const {
+  std::string primary = kCpuDeviceName;
+  int most = 0;
+  for (const auto& [device, count] : NodesPerDevice()) {
+    if (RequestedDeviceType(device) == DeviceType::kGpu && count > most) {
+      primary = device;
+      most = count;
+    }
+  }
+  return primary;
+}
+
 }  // namespace tensord

@@ -46,6 +46,9 @@ struct PlacementRecord {
   int SoftPlaced() const;
   // "/device:CPU:0=412" (devices joined by ","), for a log field.
   std::string DeviceSummary() const;
+  // The device whose work paces a run: the GPU most nodes are assigned to, or the CPU's name
+  // when no node runs on a GPU. Batching gives each such device its own batch threads.
+  std::string PrimaryDevice() const;
 };
 
 PlacementRecord PlaceGraph(::tensorflow::GraphDef* graph, const DeviceSet& devices,

@@ -136,5 +136,19 @@ TEST(PlacementTest, AutoPolicyOnCpuOnlySetRequestsNothingForUnpinnedNodes) {
   EXPECT_EQ(Find(record, "branchy").requested, "");
 }
 
+TEST(PlacementTest, PrimaryDeviceIsTheBusiestGpuElseTheCpu) {
+  PlacementRecord record;
+  auto add = [&](const std::string& assigned, int n) {
+    for (int i = 0; i < n; ++i) record.nodes.push_back({"n", "Op", false, "", assigned, false});
+  };
+  add("/device:CPU:0", 30);
+  EXPECT_EQ(record.PrimaryDevice(), "/device:CPU:0");
+  // Shapes and sizes stay on the host, so a GPU model has CPU nodes too, maybe more.
+  add("/device:GPU:1", 5);
+  add("/device:GPU:0", 12);
+  EXPECT_EQ(record.PrimaryDevice(), "/device:GPU:0");
+  EXPECT_EQ(PlacementRecord().PrimaryDevice(), "/device:CPU:0");
+}
+
 }  // namespace
 }  // namespace tensord

@@ -9,6 +9,7 @@
 #ifndef TENSORD_RUNTIME_EXEC_SESSION_H_
 #define TENSORD_RUNTIME_EXEC_SESSION_H_
 
+#include <cstddef>
 #include <map>
 #include <memory>
 #include <string>
@@ -51,6 +52,10 @@ class Session {
                            const std::vector<std::string>& fetches,
                            const std::vector<std::string>& targets, const RunOptions& options,
                            std::vector<Tensor>* outputs) = 0;
+
+  // Bytes of accelerator memory the session keeps between runs: its constants (the model's
+  // weights) copied to the GPUs its nodes run on. 0 when everything runs on the CPU.
+  virtual size_t device_memory_bytes() const = 0;
 };
 
 // Precomputed outputs of nodes, keyed by node name: such a node runs no kernel and yields these

@@ -23,6 +23,9 @@ const char* DeviceTypeName(DeviceType type);  // "CPU", "GPU"
 // else the affinity mask, else hardware_concurrency. Always >= 1.
 int AvailableCpus();
 
+// The name of the process's one CPU device (a DeviceSet has exactly one).
+inline constexpr char kCpuDeviceName[] = "/device:CPU:0";
+
 // A device kernels run on. The server builds the process's devices once (a DeviceSet,
 // runtime/framework/device_set.h) and every session borrows them, so thread pools do not
 // multiply with loaded models.

@@ -42,7 +42,9 @@ class KernelDef {
     ref_inputs_.insert(index);
     return *this;
   }
-  // Input `index` must be in host memory even on an accelerator.
+  // Input `index` must be in host memory even on an accelerator. A negative index counts from
+  // the end (-1: the last input), for ops whose host argument follows a variable-length list
+  // (ConcatV2's axis).
   KernelDef& HostMemoryInput(int index) {
     host_inputs_.insert(index);
     return *this;
@@ -60,7 +62,10 @@ class KernelDef {
     return type_constraints_;
   }
   const std::set<int>& ref_inputs() const { return ref_inputs_; }
-  const std::set<int>& host_inputs() const { return host_inputs_; }
+  // Whether data input `index` of a node with `num_inputs` data inputs stays in host memory.
+  bool IsHostMemoryInput(int index, int num_inputs) const {
+    return host_inputs_.count(index) > 0 || host_inputs_.count(index - num_inputs) > 0;
+  }
   const std::set<int>& host_outputs() const { return host_outputs_; }
   std::string DebugString() const;  // "MatMul CPU T=float"
 

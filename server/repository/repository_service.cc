@@ -24,6 +24,14 @@ absl::StatusOr<v1::ListModelsResponse> ListModels(const ModelManager& manager) {
     v1::ModelEntry* entry = response.add_models();
     entry->set_name(name);
     entry->mutable_model_version_status()->Swap(status.mutable_model_version_status());
+    for (const serving::ModelVersionStatus& version : entry->model_version_status()) {
+      if (version.state() != serving::ModelVersionStatus::AVAILABLE) continue;
+      // NOT_FOUND: unloaded since the status was read.
+      absl::StatusOr<ServableHandle> handle = manager.GetServable(name, version.version());
+      if (!handle.ok()) continue;
+      (*entry->mutable_device_memory_bytes())[version.version()] =
+          handle->bundle->session()->device_memory_bytes();
+    }
   }
   return response;
 }

@@ -17,7 +17,8 @@ namespace {
 namespace fs = std::filesystem;
 
 // Over a real loopback server, as clients see it: three models added out of name order, one
-// with two versions and one with no version directory at all.
+// with two versions and one with no version directory at all. Placed on the CPU, no version
+// holds device memory.
 TEST(RepositoryServiceTest, ListModelsOverGrpc) {
   const fs::path tmp = fs::path(std::getenv("TEST_TMPDIR")) / "repository";
   const fs::path mlp_version = fs::absolute("tests/testdata/keras_mlp/1");
@@ -26,7 +27,9 @@ TEST(RepositoryServiceTest, ListModelsOverGrpc) {
   fs::create_directory_symlink(mlp_version, tmp / "multi" / "2");
   fs::create_directories(tmp / "empty");
 
-  ModelManager manager;
+  ModelManagerOptions options;
+  options.load.placement.policy.kind = DevicePolicy::Kind::kCpu;
+  ModelManager manager(options);
   ModelConfig multi;
   multi.name = "multi";
   multi.base_path = (tmp / "multi").string();
@@ -58,11 +61,14 @@ TEST(RepositoryServiceTest, ListModelsOverGrpc) {
     models {
       name: "mlp"
       model_version_status { version: 1 state: AVAILABLE status {} }
+      device_memory_bytes { key: 1 value: 0 }
     }
     models {
       name: "multi"
       model_version_status { version: 2 state: AVAILABLE status {} }
       model_version_status { version: 1 state: AVAILABLE status {} }
+      device_memory_bytes { key: 1 value: 0 }
+      device_memory_bytes { key: 2 value: 0 }
     }
   )pb", &expected));
   EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(response, expected))

@@ -176,7 +176,8 @@ def two_models(tmp_path_factory):
     config.write_text(_config_text([("mlp", MLP_BASE, {}),
                                     ("parse_example", PARSE_EXAMPLE_BASE, {"stable": 1})]))
     srv = _start(tmp_path_factory, ["--model_config_file=%s" % config,
-                                    "--file_system_poll_wait_seconds=0"])
+                                    "--file_system_poll_wait_seconds=0",
+                                    "--device_policy=cpu"])
     srv.config_path = str(config)
     yield srv
     assert srv.stop() == 0, srv.log()
@@ -298,6 +299,8 @@ def test_list_json_matches_get_model_status(two_models):
         official = json_format.MessageToDict(two_models.models.GetModelStatus(req, timeout=30),
                                              preserving_proto_field_name=True)
         assert m["model_version_status"] == official["model_version_status"]
+        # On the CPU (--device_policy=cpu) a version keeps no weights in GPU memory.
+        assert m["device_memory_bytes"] == {"1": "0"}
 
 
 @pytest.mark.parametrize("config_name", ["own", "relative_base_path"])
