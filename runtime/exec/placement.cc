@@ -33,6 +33,14 @@ std::string DeviceName(DeviceType type, int index) {
   return absl::StrCat("/device:", DeviceTypeName(type), ":", index);
 }
 
+// An op on int32 values (attr T): shape, size and index arithmetic, whose results feed
+// host-memory inputs (shapes, axes, sizes). TensorFlow keeps int32 tensors in host memory on a
+// GPU for the same reason: on the GPU each such value would cost a copy back and a wait.
+bool IsIndexArithmetic(const ::tensorflow::NodeDef& node) {
+  auto t = node.attr().find("T");
+  return t != node.attr().end() && t->second.type() == DT_INT32;
+}
+
 void PlaceNodes(::tensorflow::GraphDef* graph, bool in_function, const DeviceSet& devices,
                 const PlacementOptions& options, PlacementRecord* record) {
   const DevicePolicy& policy = options.policy;
@@ -51,6 +59,10 @@ void PlaceNodes(::tensorflow::GraphDef* graph, bool in_function, const DeviceSet
     } else if (pinned.has_value()) {
       const Device* first = FirstOfType(devices, *pinned);
       wanted = first != nullptr ? first->name() : DeviceName(*pinned, 0);
+    } else if (IsIndexArithmetic(node) &&
+               (policy.kind == DevicePolicy::Kind::kGpu || !devices.gpus().empty())) {
+      wanted = DeviceName(DeviceType::kCpu, 0);
+      placed.requested = wanted;
     } else if (policy.kind == DevicePolicy::Kind::kGpu) {
       wanted = DeviceName(DeviceType::kGpu, policy.gpu);
       placed.requested = wanted;

@@ -112,6 +112,25 @@ TEST(PlacementTest, GpuPolicyIsARequestForUnpinnedNodes) {
   EXPECT_EQ(Find(PlaceGraph(&graph, devices, options), "free").requested, "/device:GPU:3");
 }
 
+// Unpinned int32 arithmetic (shapes, sizes, indices) asks for the CPU even under the GPU
+// policy; a pin is still honoured.
+TEST(PlacementTest, IndexArithmeticStaysOnTheHost) {
+  DeviceSet devices(DeviceSetOptions{1, 1});
+  ::tensorflow::GraphDef graph;
+  (*Add(&graph, "shape_math", "PlacementCpuOnly")->mutable_attr())["T"].set_type(DT_INT32);
+  (*Add(&graph, "values", "PlacementCpuOnly")->mutable_attr())["T"].set_type(DT_FLOAT);
+  (*Add(&graph, "pinned", "PlacementCpuOnly", "/device:GPU:0")->mutable_attr())["T"].set_type(
+      DT_INT32);
+  PlacementOptions options;
+  options.policy.kind = DevicePolicy::Kind::kGpu;
+  const PlacementRecord record = PlaceGraph(&graph, devices, options);
+  EXPECT_EQ(Find(record, "shape_math").requested, "/device:CPU:0");
+  EXPECT_FALSE(Find(record, "shape_math").soft_placed);
+  EXPECT_EQ(Find(record, "values").requested, "/device:GPU:0");
+  EXPECT_EQ(Find(record, "pinned").requested, "/device:GPU:0");
+  EXPECT_EQ(record.SoftPlaced(), 2);
+}
+
 TEST(PlacementTest, CpuPolicyOverridesPins) {
   DeviceSet devices(DeviceSetOptions{1, 1});
   ::tensorflow::GraphDef graph = TestGraph();
