@@ -1,7 +1,7 @@
 // _HostToDevice and _DeviceToHost: the copies the copy-insertion pass puts on edges between host
 // and GPU memory (runtime/exec/copy_insertion.h). Both run on the GPU, queued on its compute
-// stream in order with its kernels; _DeviceToHost waits for the stream, since a host consumer
-// reads the values as soon as it runs.
+// stream in order with its kernels; _DeviceToHost waits for the work queued before it, since a
+// host consumer reads the values as soon as it runs.
 #include "absl/strings/str_cat.h"
 #include "runtime/framework/device_memory.h"
 #include "runtime/framework/kernel_registry.h"

@@ -59,7 +59,6 @@ absl::StatusOr<Tensor> CopyTensorToHost(const Tensor& tensor) {
   Tensor out = Tensor::ForOverwrite(tensor.dtype(), tensor.shape());
   TENSORD_RETURN_IF_ERROR(device->CopyToHost(tensor.raw_data(), out.raw_data(),
                                              tensor.TotalBytes()));
-  TENSORD_RETURN_IF_ERROR(device->Sync());
   return out;
 }
 

@@ -75,7 +75,8 @@ GpuDevice& GpuOf(const OpKernelContext* c);
 absl::Status LaunchStatus(const std::string& node, const GpuDevice& device, const char* error);
 
 // A host tensor with `tensor`'s values: `tensor` itself when it is already on the host; else a
-// copy that waits for the device's queued work (this is where a run waits for its GPU work).
+// copy that waits for the work queued on the device before it (this is where a run waits for
+// its GPU work), not for work other runs queued after it.
 absl::StatusOr<Tensor> CopyTensorToHost(const Tensor& tensor);
 
 }  // namespace tensord

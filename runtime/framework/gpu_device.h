@@ -1,8 +1,9 @@
 // GpuDevice: one CUDA GPU as the runtime sees it, and the discovery that finds them.
 //
 // A GPU device has a compute stream that its kernels and copies are queued on in order, and a
-// CachingAllocator for device memory. Work is asynchronous: a copy or kernel returns once
-// queued, and Sync() waits for the stream, returning the first error a kernel or copy hit
+// CachingAllocator for device memory. Work is asynchronous: a kernel or a copy to the device
+// returns once queued; a copy to the host returns once done, having waited for the work queued
+// before it and for no work queued after it (another run's), with the first error that work hit
 // (the device stays usable after a failed request's error is returned).
 //
 // The binaries are the same with and without a GPU: DiscoverGpuDevices finds none on a machine
@@ -44,15 +45,14 @@ class GpuDevice : public Device {
   std::string Describe() const;
 
   virtual CUstream_st* compute_stream() const = 0;
-  // Queued on the compute stream after the work before them. `host` must stay valid until
-  // Sync() returns.
+  // Queued on the compute stream after the work before it; `host` (pageable memory) is read
+  // before this returns.
   virtual absl::Status CopyToDevice(const void* host, void* device, size_t bytes) = 0;
+  // Queued like CopyToDevice; returns once `host` holds the bytes, or with the first error of
+  // the work queued before the copy, naming the device.
   virtual absl::Status CopyToHost(const void* device, void* host, size_t bytes) = 0;
   // Sets `bytes` of device memory to zero, queued like a copy.
   virtual absl::Status Zero(void* device, size_t bytes) = 0;
-  // Waits for everything queued on the compute stream; the first error of that work, naming
-  // the device.
-  virtual absl::Status Sync() = 0;
 
  protected:
   GpuDevice(GpuDeviceInfo info, std::unique_ptr<CachingAllocator> allocator);
