@@ -234,6 +234,18 @@ absl::StatusOr<std::unique_ptr<ExecutionPlan>> ExecutionPlan::Build(
     slots += node.num_outputs;
   }
   for (size_t i = 0; i < feeds.size(); ++i) plan->feed_slots_.push_back(slots++);
+  // A value fed in place of a GPU node's output is read from that GPU's memory by the consumers
+  // copy insertion wired to it (host-memory outputs aside), so each run copies it there.
+  plan->feed_devices_.assign(feeds.size(), nullptr);
+  for (size_t i = 0; i < feeds.size(); ++i) {
+    const TensorRef ref = ParseTensorRef(feeds[i]);
+    const NodeDef& producer = graph.node(by_name.at(ref.node));
+    Device* const device = devices.Find(producer.device());
+    if (device == nullptr || device->type() != DeviceType::kGpu) continue;
+    auto kernel = KernelRegistry::Global().Find(producer, DeviceType::kGpu);
+    if (kernel.ok() && (*kernel)->def.host_outputs().count(ref.index)) continue;
+    plan->feed_devices_[i] = static_cast<GpuDevice*>(device);
+  }
   plan->num_slots_ = slots;
   plan->slot_consumers_.assign(slots, 0);
 
@@ -520,6 +532,15 @@ absl::Status ExecutionPlan::Run(const ExecutionEnv& env, std::vector<Tensor> fee
   if (feeds.size() != feed_slots_.size()) {
     return absl::InvalidArgumentError(absl::StrCat("expected ", feed_slots_.size(),
                                                    " feeds, got ", feeds.size()));
+  }
+  for (size_t i = 0; i < feeds.size(); ++i) {
+    if (feed_devices_[i] == nullptr || DeviceOf(feeds[i]) != nullptr) continue;
+    absl::StatusOr<Tensor> on_device = CopyTensorToDevice(feeds[i], feed_devices_[i]);
+    if (!on_device.ok()) {
+      return absl::Status(on_device.status().code(),
+                          absl::StrCat("feed ", i, ": ", on_device.status().message()));
+    }
+    feeds[i] = *std::move(on_device);
   }
   std::unique_ptr<Frame> owned;
   {

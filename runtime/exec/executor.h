@@ -107,6 +107,7 @@ class ExecutionPlan {
   std::vector<Node> nodes_;
   int num_slots_ = 0;
   std::vector<int> feed_slots_;
+  std::vector<GpuDevice*> feed_devices_;  // per feed: the GPU its value must be copied to, or null
   std::vector<int> fetch_slots_;
   std::vector<std::string> fetch_names_;
   std::vector<int> slot_consumers_;  // data edges reading each slot (fetches hold theirs)
