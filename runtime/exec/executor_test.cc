@@ -210,6 +210,21 @@ TEST_P(ExecutorModeTest, ComputesOnlyWhatFetchesNeed) {
   EXPECT_EQ(out[1].scalar<float>(), 3.0f);
 }
 
+TEST(SessionTest, PrepareBuildsWithoutRunning) {
+  GraphDef g = Diamond();
+  AddNode(&g, "effect", "TEffect");
+  auto session = MakeSession(std::move(g));
+  const int effects = g_side_effects;
+  ASSERT_TRUE(session->Prepare({}, {"unused"}, {"effect"}).ok());
+  EXPECT_EQ(g_side_effects, effects);  // nothing ran: TFail did not fail, TEffect did not count
+  std::vector<Tensor> out;
+  EXPECT_FALSE(session->Run({}, {"unused"}, {"effect"}, &out).ok());
+  absl::Status missing = session->Prepare({}, {"nope:0"}, {});
+  EXPECT_EQ(missing.code(), absl::StatusCode::kNotFound);
+  EXPECT_NE(missing.message().find("nope:0"), std::string::npos) << missing;
+  EXPECT_EQ(session->device_memory_bytes(), 0u);  // CPU nodes only
+}
+
 // A kernel may write its output into an input's buffer only when nothing else will read that
 // value: not the caller's feeds, not a fetched value, not a value another node still reads.
 TEST_P(ExecutorModeTest, OutputsReuseInputBuffersOnlyAtTheirLastRead) {

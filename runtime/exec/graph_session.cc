@@ -43,6 +43,12 @@ class GraphSession : public Session {
     return plan->Run(env_, std::move(feed_values), outputs, options.cancellation);
   }
 
+  absl::Status Prepare(const std::vector<std::string>& feeds,
+                       const std::vector<std::string>& fetches,
+                       const std::vector<std::string>& targets) override {
+    return GetPlan(feeds, fetches, targets).status();
+  }
+
   size_t device_memory_bytes() const override { return device_constants_.bytes(); }
 
  private:

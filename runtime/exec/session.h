@@ -53,6 +53,13 @@ class Session {
                            const std::vector<std::string>& targets, const RunOptions& options,
                            std::vector<Tensor>* outputs) = 0;
 
+  // Builds and keeps what Run needs for this feed/fetch/target combination (its plan and
+  // kernels, its constants copied to the GPUs its nodes run on) without running anything.
+  // Errors are those Run would give for the same names.
+  virtual absl::Status Prepare(const std::vector<std::string>& feeds,
+                               const std::vector<std::string>& fetches,
+                               const std::vector<std::string>& targets) = 0;
+
   // Bytes of accelerator memory the session keeps between runs: its constants (the model's
   // weights) copied to the GPUs its nodes run on. 0 when everything runs on the CPU.
   virtual size_t device_memory_bytes() const = 0;

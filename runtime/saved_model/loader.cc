@@ -397,6 +397,21 @@ absl::StatusOr<std::unique_ptr<SavedModelBundle>> SavedModelBundle::LoadAndOptim
         absl::StrCat("model ", export_dir, " uses ops that tensord has no kernel for: ",
                      absl::StrJoin(missing, ", ")));
   }
+  // A version placed on a GPU gets its weights there now, so that a GPU without the memory
+  // fails the load rather than the first requests, and the memory shows from the start.
+  if (bundle->placement_.PrimaryDevice() != kCpuDeviceName) {
+    for (const auto& [key, sig] : mg.signature_def()) {
+      if (key == kInitOpSignature) continue;
+      std::vector<std::string> feeds, fetches;
+      for (const auto& [alias, info] : sig.inputs()) feeds.push_back(info.name());
+      for (const auto& [alias, info] : sig.outputs()) fetches.push_back(info.name());
+      absl::Status s = bundle->session_->Prepare(feeds, fetches, {});
+      if (!s.ok()) {
+        return absl::Status(s.code(), absl::StrCat("preparing signature '", key, "' of ",
+                                                   export_dir, ": ", s.message()));
+      }
+    }
+  }
   // Serving needs the signatures and their inputs' dtypes; the graph now lives on, optimised,
   // in the session.
   bundle->graph_input_dtypes_ = GraphInputDtypes(mg);
