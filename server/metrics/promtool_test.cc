@@ -141,6 +141,7 @@ TEST_F(PromtoolTest, ServingMetricsParseAndLintOnlyWhereTfNamesRequire) {
     m.model_loads->Increment({model, "error"});
     m.model_state->Set({model, "1"}, 30);
     m.model_state->Set({model, "2"}, 50);
+    m.model_device_memory->Set({model, "1"}, 438124544);
     m.batch_size->Observe({model, "1", "serving_default"}, 32);
     m.batch_rows->Increment({model, "1", "serving_default"}, 30);
     m.batch_padding_rows->Increment({model, "1", "serving_default"}, 2);
@@ -173,7 +174,7 @@ TEST_F(PromtoolTest, ServingMetricsParseAndLintOnlyWhereTfNamesRequire) {
       ++samples_per_family[family];
     }
   }
-  EXPECT_EQ(samples_per_family.size(), 28u);
+  EXPECT_EQ(samples_per_family.size(), 29u);
   for (const auto& [name, samples] : samples_per_family) {
     EXPECT_GT(samples, 0) << name << " has no series; fill it above";
   }

@@ -36,7 +36,7 @@ void ServingMetrics::ForgetVersion(const std::string& model, int64_t version,
       {"model", model}, {"version", absl::StrCat(version)}};
   for (metrics_internal::Family* f : std::initializer_list<metrics_internal::Family*>{
            request_duration, runtime_duration, request_bytes, response_bytes, requests,
-           model_state, batch_size, batch_rows, batch_padding_rows, batch_queue_duration,
+           model_state, model_device_memory, batch_size, batch_rows, batch_padding_rows, batch_queue_duration,
            batch_queue_depth}) {
     f->RemoveMatching(of_version);
   }
@@ -98,6 +98,11 @@ ServingMetrics::ServingMetrics(MetricRegistry* r)
           "tensord_model_version_state",
           "ModelVersionStatus.State of each version: 10 START, 20 LOADING, 30 AVAILABLE, "
           "40 UNLOADING, 50 END.",
+          {"model", "version"})),
+      model_device_memory(r->AddGauge(
+          "tensord_model_device_memory_bytes",
+          "GPU memory an AVAILABLE version keeps between requests: its weights on the GPUs it "
+          "runs on; 0 on the CPU.",
           {"model", "version"})),
       batching_queuing_latency(r->AddHistogram(
           ":tensorflow:serving:batching_session:queuing_latency",

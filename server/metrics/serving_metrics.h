@@ -89,6 +89,9 @@ struct ServingMetrics {
   // tensord_model_version_state {model, version}: ModelVersionStatus.State number of each
   // version (10 START, 20 LOADING, 30 AVAILABLE, 40 UNLOADING, 50 END).
   Gauge* model_state;
+  // tensord_model_device_memory_bytes {model, version}: GPU memory an AVAILABLE version keeps
+  // between requests (its weights on the GPUs it runs on); 0 on the CPU.
+  Gauge* model_device_memory;
 
   // --- Request batching ---
   // TF Serving's batching_session families (queuing_latency µs {thread_pool_name},

@@ -82,6 +82,7 @@ TEST(ServingMetricsTest, NamesTypesAndLabels) {
       {m.model_load_duration, "tensord_model_load_duration_seconds", "histogram", {"model"}},
       {m.model_loads, "tensord_model_loads_total", "counter", {"model", "status"}},
       {m.model_state, "tensord_model_version_state", "gauge", {"model", "version"}},
+      {m.model_device_memory, "tensord_model_device_memory_bytes", "gauge", {"model", "version"}},
       {m.batching_queuing_latency,
        ":tensorflow:serving:batching_session:queuing_latency",
        "histogram",

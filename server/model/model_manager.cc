@@ -288,6 +288,11 @@ bool ModelManager::FinishLoad(const LoadTask& task, LoadResult result) {
         entry.status.state == VersionState::kLoading) {
       entry.bundle = std::move(result.bundle);
       entry.runner = std::move(result.runner);
+      if (options_.metrics != nullptr && entry.bundle != nullptr && result.status.ok()) {
+        options_.metrics->model_device_memory->Set(
+            {task.model, absl::StrCat(task.version)},
+            static_cast<double>(entry.bundle->session()->device_memory_bytes()));
+      }
       SetState(task.model, &entry,
                result.status.ok() ? VersionState::kAvailable : VersionState::kEnd,
                result.status);
@@ -455,6 +460,7 @@ void ModelManager::ReconcileAll() {
       if (model.configured) continue;
       for (const auto& [version, entry] : model.versions) {
         options_.metrics->model_state->Remove({name, absl::StrCat(version)});
+        options_.metrics->model_device_memory->Remove({name, absl::StrCat(version)});
       }
     }
   }

@@ -44,7 +44,8 @@ def served(tmp_path):
     with open(monitoring, "w") as f:
         f.write('prometheus_config { enable: true path: "%s" }\n' % METRICS_PATH)
     server = Server(["--model_name=mlp", "--model_base_path=" + MLP_BASE,
-                     "--monitoring_config_file=" + monitoring], tmp_path, rest=True)
+                     "--monitoring_config_file=" + monitoring, "--device_policy=cpu"],
+                    tmp_path, rest=True)
     req = predict_pb2.PredictRequest()
     req.model_spec.name = "mlp"
     req.inputs["features"].CopyFrom(tf.make_tensor_proto(np.zeros((2, 16), np.float32)))
@@ -74,6 +75,8 @@ def test_exposition_counts_requests_and_passes_promtool(served):
     assert (':tensorflow:serving:request_latency_count{model_name="mlp",API="predict",'
             'entrypoint="REST"} 1') in lines
     assert 'tensord_model_version_state{model="mlp",version="1"} 30' in lines
+    # On the CPU (--device_policy=cpu) the version keeps no weights in GPU memory.
+    assert 'tensord_model_device_memory_bytes{model="mlp",version="1"} 0' in lines
     assert ('tensord_requests_total{model="mlp",version="1",signature="serving_default",'
             'method="Predict",protocol="grpc",code="OK"} 3') in lines
     assert 'tensord_requests_in_flight{model="mlp",method="Predict"} 0' in lines
