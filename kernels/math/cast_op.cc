@@ -7,6 +7,8 @@
 // float -> half/bfloat16 rounds to nearest even, or truncates when Truncate is set; complex ->
 // anything else converts the real part (to bool as well: 1j is false), and real -> complex
 // gives a zero imaginary part.
+#include "kernels/math/cast_op.h"
+
 #include <cmath>
 #include <complex>
 #include <cstdint>
@@ -158,25 +160,10 @@ class CastOp : public OpKernel {
   CastFn cast_ = nullptr;
 };
 
-// One registration per supported (SrcT, DstT) pair, so unsupported pairs are reported when a
-// graph is loaded rather than when it runs.
-const bool kCastRegistered = [] {
-  const DataType types[] = {DT_BOOL,   DT_FLOAT,  DT_DOUBLE, DT_HALF,      DT_BFLOAT16,
-                            DT_INT8,   DT_INT16,  DT_INT32,  DT_INT64,     DT_UINT8,
-                            DT_UINT16, DT_UINT32, DT_UINT64, DT_COMPLEX64, DT_COMPLEX128};
-  for (DataType src : types) {
-    for (DataType dst : types) {
-      KernelRegistry::Global().Register(KernelDef("Cast")
-                                            .Device(DeviceType::kCpu)
-                                            .TypeConstraint("SrcT", src)
-                                            .TypeConstraint("DstT", dst),
-                                        [](OpKernelConstruction* c) -> std::unique_ptr<OpKernel> {
-                                          return std::make_unique<CastOp>(c);
-                                        });
-    }
-  }
-  return true;
-}();
+const bool kCastRegistered = RegisterCastPairs<CastOp>(
+    DeviceType::kCpu, {DT_BOOL, DT_FLOAT, DT_DOUBLE, DT_HALF, DT_BFLOAT16, DT_INT8, DT_INT16,
+                       DT_INT32, DT_INT64, DT_UINT8, DT_UINT16, DT_UINT32, DT_UINT64,
+                       DT_COMPLEX64, DT_COMPLEX128});
 
 }  // namespace
 }  // namespace math

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "kernels/math/cast_gpu.h"
+#include "kernels/math/cast_op.h"
 #include "kernels/math/op_util.h"
 #include "runtime/framework/device_memory.h"
 #include "runtime/framework/kernel_registry.h"
@@ -51,21 +52,8 @@ class GpuCastOp : public OpKernel {
   DataType dst_ = DT_INVALID;
 };
 
-const bool kGpuCastRegistered = [] {
-  const DataType types[] = {DT_BOOL, DT_FLOAT, DT_INT32, DT_INT64};
-  for (DataType src : types) {
-    for (DataType dst : types) {
-      KernelRegistry::Global().Register(KernelDef("Cast")
-                                            .Device(DeviceType::kGpu)
-                                            .TypeConstraint("SrcT", src)
-                                            .TypeConstraint("DstT", dst),
-                                        [](OpKernelConstruction* c) -> std::unique_ptr<OpKernel> {
-                                          return std::make_unique<GpuCastOp>(c);
-                                        });
-    }
-  }
-  return true;
-}();
+const bool kGpuCastRegistered =
+    RegisterCastPairs<GpuCastOp>(DeviceType::kGpu, {DT_BOOL, DT_FLOAT, DT_INT32, DT_INT64});
 
 }  // namespace
 }  // namespace math
