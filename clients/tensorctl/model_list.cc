@@ -58,8 +58,8 @@ std::string ModelListText(const v1::ListModelsResponse& response) {
       rows.push_back({model.name(), absl::StrCat(version.version())});
       if (any_device_memory) {
         auto bytes = model.device_memory_bytes().find(version.version());
-        rows.back().push_back(bytes == model.device_memory_bytes().end() ? "-"
-                                                                          : HumanBytes(bytes->second));
+        const bool known = bytes != model.device_memory_bytes().end();
+        rows.back().push_back(known ? HumanBytes(bytes->second) : "-");
       }
       rows.back().push_back(std::move(state));
     }

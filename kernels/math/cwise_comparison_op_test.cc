@@ -78,24 +78,30 @@ TEST(CwiseComparisonOpTest, StringAndBoolEquality) {
   }
 }
 
+// int32 runs on the CPU everywhere; float also on a GPU where one is visible.
 TEST(CwiseComparisonOpTest, IncompatibleShapes) {
-  const Tensor x = AsTensor<int32_t>({1, 2}, {2});
-  const Tensor y = AsTensor<int32_t>({1, 2, 3}, {3});
-  for (DeviceType device : TestDevices()) {
-    auto z = RunCompare("Equal", DT_INT32, x, y, device);
-    EXPECT_EQ(z.status().code(), absl::StatusCode::kInvalidArgument);
-    z = RunCompare("Less", DT_INT32, x, y, device);
-    EXPECT_EQ(z.status().code(), absl::StatusCode::kInvalidArgument);
-    z = RunCompare("Equal", DT_INT32, x, y, device, /*incompatible_shape_error=*/false);
-    ASSERT_TRUE(z.ok()) << z.status();
-    ExpectTensorEqual(*z, AsTensor<bool>({false}, {}));
-    z = RunCompare("NotEqual", DT_INT32, x, y, device, /*incompatible_shape_error=*/false);
-    ASSERT_TRUE(z.ok()) << z.status();
-    ExpectTensorEqual(*z, AsTensor<bool>({true}, {}));
-    // Compatible shapes still compare elementwise.
-    z = RunCompare("Equal", DT_INT32, x, AsTensor<int32_t>({2}, {}), device, false);
-    ASSERT_TRUE(z.ok()) << z.status();
-    ExpectTensorEqual(*z, AsTensor<bool>({false, true}, {2}));
+  for (DataType dtype : {DT_INT32, DT_FLOAT}) {
+    const Tensor x =
+        dtype == DT_INT32 ? AsTensor<int32_t>({1, 2}, {2}) : AsTensor<float>({1, 2}, {2});
+    const Tensor y =
+        dtype == DT_INT32 ? AsTensor<int32_t>({1, 2, 3}, {3}) : AsTensor<float>({1, 2, 3}, {3});
+    const Tensor two = dtype == DT_INT32 ? AsTensor<int32_t>({2}, {}) : AsTensor<float>({2}, {});
+    for (DeviceType device : TestDevices()) {
+      auto z = RunCompare("Equal", dtype, x, y, device);
+      EXPECT_EQ(z.status().code(), absl::StatusCode::kInvalidArgument);
+      z = RunCompare("Less", dtype, x, y, device);
+      EXPECT_EQ(z.status().code(), absl::StatusCode::kInvalidArgument);
+      z = RunCompare("Equal", dtype, x, y, device, /*incompatible_shape_error=*/false);
+      ASSERT_TRUE(z.ok()) << z.status();
+      ExpectTensorEqual(*z, AsTensor<bool>({false}, {}));
+      z = RunCompare("NotEqual", dtype, x, y, device, /*incompatible_shape_error=*/false);
+      ASSERT_TRUE(z.ok()) << z.status();
+      ExpectTensorEqual(*z, AsTensor<bool>({true}, {}));
+      // Compatible shapes still compare elementwise.
+      z = RunCompare("Equal", dtype, x, two, device, false);
+      ASSERT_TRUE(z.ok()) << z.status();
+      ExpectTensorEqual(*z, AsTensor<bool>({false, true}, {2}));
+    }
   }
 }
 

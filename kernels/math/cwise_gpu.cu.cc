@@ -82,6 +82,38 @@ struct BinaryElement {
   }
 };
 
+template <GpuCompareFn kFn>
+struct CompareElement {
+  const float* x;
+  const float* y;
+  bool* out;
+  __device__ __forceinline__ void operator()(int64_t i, const int64_t (&at)[2]) const {
+    const float a = x[at[0]];
+    const float b = y[at[1]];
+    if constexpr (kFn == GpuCompareFn::kEqual) out[i] = a == b;
+    if constexpr (kFn == GpuCompareFn::kNotEqual) out[i] = a != b;
+    if constexpr (kFn == GpuCompareFn::kLess) out[i] = a < b;
+    if constexpr (kFn == GpuCompareFn::kLessEqual) out[i] = a <= b;
+    if constexpr (kFn == GpuCompareFn::kGreater) out[i] = a > b;
+    if constexpr (kFn == GpuCompareFn::kGreaterEqual) out[i] = a >= b;
+  }
+};
+
+template <GpuLogicalFn kFn>
+struct LogicalElement {
+  const bool* x;
+  const bool* y;
+  bool* out;
+  __device__ __forceinline__ void operator()(int64_t i, const int64_t (&at)[2]) const {
+    out[i] = kFn == GpuLogicalFn::kAnd ? (x[at[0]] && y[at[1]]) : (x[at[0]] || y[at[1]]);
+  }
+};
+
+__global__ void LogicalNotKernel(const bool* x, bool* y, int64_t n) {
+  const int64_t step = int64_t{blockDim.x} * gridDim.x;
+  for (int64_t i = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += step) y[i] = !x[i];
+}
+
 struct SelectElement {
   const bool* cond;
   const float* t;
@@ -257,6 +289,41 @@ const char* LaunchGpuBinary(GpuStream s, GpuBinaryFn fn, const GpuBroadcast& sha
     case F::kSub: return Binary<F::kSub>(s, shape, x, y, out, n);
   }
   return "unknown binary function";
+}
+
+const char* LaunchGpuCompare(GpuStream s, GpuCompareFn fn, const GpuBroadcast& shape,
+                             const float* x, const float* y, bool* out, int64_t n) {
+  if (n == 0) return nullptr;
+  if (const char* error = UseDevice(s)) return error;
+  using F = GpuCompareFn;
+  switch (fn) {
+    case F::kEqual: return Broadcast<2>(s, shape, CompareElement<F::kEqual>{x, y, out}, n);
+    case F::kNotEqual: return Broadcast<2>(s, shape, CompareElement<F::kNotEqual>{x, y, out}, n);
+    case F::kLess: return Broadcast<2>(s, shape, CompareElement<F::kLess>{x, y, out}, n);
+    case F::kLessEqual:
+      return Broadcast<2>(s, shape, CompareElement<F::kLessEqual>{x, y, out}, n);
+    case F::kGreater: return Broadcast<2>(s, shape, CompareElement<F::kGreater>{x, y, out}, n);
+    case F::kGreaterEqual:
+      return Broadcast<2>(s, shape, CompareElement<F::kGreaterEqual>{x, y, out}, n);
+  }
+  return "unknown comparison";
+}
+
+const char* LaunchGpuLogical(GpuStream s, GpuLogicalFn fn, const GpuBroadcast& shape,
+                             const bool* x, const bool* y, bool* out, int64_t n) {
+  if (n == 0) return nullptr;
+  if (const char* error = UseDevice(s)) return error;
+  if (fn == GpuLogicalFn::kAnd) {
+    return Broadcast<2>(s, shape, LogicalElement<GpuLogicalFn::kAnd>{x, y, out}, n);
+  }
+  return Broadcast<2>(s, shape, LogicalElement<GpuLogicalFn::kOr>{x, y, out}, n);
+}
+
+const char* LaunchGpuLogicalNot(GpuStream s, const bool* x, bool* y, int64_t n) {
+  if (n == 0) return nullptr;
+  if (const char* error = UseDevice(s)) return error;
+  LogicalNotKernel<<<GridBlocks(n), kGridThreads, 0, s.stream>>>(x, y, n);
+  return LaunchError();
 }
 
 const char* LaunchGpuFused(GpuStream s, const GpuFusedProgram& program, float* out, int64_t n) {

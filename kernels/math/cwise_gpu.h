@@ -26,6 +26,10 @@ enum class GpuBinaryFn {
   kAdd, kDiv, kDivNoNan, kMaximum, kMinimum, kMul, kMulNoNan, kPow, kSquaredDifference, kSub,
 };
 
+// out = f(x, y) as a bool: comparisons of floats, and logical and/or of bools.
+enum class GpuCompareFn { kEqual, kNotEqual, kLess, kLessEqual, kGreater, kGreaterEqual };
+enum class GpuLogicalFn { kAnd, kOr };
+
 // The iteration space of a broadcast with its operands' element strides (0 where an operand
 // repeats), outermost dim first: BroadcastPlan's collapsed form. Operands are numbered as the
 // launcher's pointer arguments (x, y; or cond, t, e); strides of unused operands stay 0.
@@ -43,6 +47,14 @@ const char* LaunchGpuUnary(GpuStream stream, GpuUnaryFn fn, float alpha, const f
 // `num_elements` is the product of `shape.dims`; a no-op when zero.
 const char* LaunchGpuBinary(GpuStream stream, GpuBinaryFn fn, const GpuBroadcast& shape,
                             const float* x, const float* y, float* out, int64_t num_elements);
+
+// Broadcasting predicates; `num_elements` as for LaunchGpuBinary.
+const char* LaunchGpuCompare(GpuStream stream, GpuCompareFn fn, const GpuBroadcast& shape,
+                             const float* x, const float* y, bool* out, int64_t num_elements);
+const char* LaunchGpuLogical(GpuStream stream, GpuLogicalFn fn, const GpuBroadcast& shape,
+                             const bool* x, const bool* y, bool* out, int64_t num_elements);
+// y = !x element by element (y may be x).
+const char* LaunchGpuLogicalNot(GpuStream stream, const bool* x, bool* y, int64_t n);
 
 // A _FusedElementwise group as its GPU kernel runs it: for each output element, the inputs at
 // their broadcast offsets, then each step in order on inputs or earlier results (operand

@@ -1,10 +1,29 @@
-// GPU kernels (float) of the unary elementwise ops; the CPU ones are in cwise_unary_op.cc.
+// GPU kernels of the unary elementwise ops (float, and LogicalNot on bool); the CPU ones are
+// in cwise_unary_op.cc.
 #include "kernels/math/cwise_gpu_op.h"
+#include "kernels/math/op_util.h"
 #include "runtime/framework/kernel_registry.h"
+#include "runtime/util/status_macros.h"
 
 namespace tensord {
 namespace math {
 namespace {
+
+class GpuLogicalNotOp : public OpKernel {
+ public:
+  explicit GpuLogicalNotOp(OpKernelConstruction* c) : OpKernel(c) {}
+  absl::Status Compute(OpKernelContext* c) const override {
+    TENSORD_RETURN_IF_ERROR(CheckInputType(c, 0, DT_BOOL));
+    const Tensor& x = c->input(0);
+    Tensor* y = c->forward_input_or_allocate_output({0}, 0, DT_BOOL, x.shape());
+    GpuDevice& device = GpuOf(c);
+    return LaunchStatus(c->node_name(), device,
+                        LaunchGpuLogicalNot(StreamOf(device), x.data<bool>(), y->data<bool>(),
+                                            x.NumElements()));
+  }
+};
+
+TENSORD_REGISTER_KERNEL(KernelDef("LogicalNot").Device(DeviceType::kGpu), GpuLogicalNotOp);
 
 TENSORD_REGISTER_GPU_UNARY("Abs", kAbs);
 TENSORD_REGISTER_GPU_UNARY("Ceil", kCeil);

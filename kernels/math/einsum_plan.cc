@@ -173,8 +173,8 @@ void PlanProduct(View x, View y, const Labels& out_labels, EinsumPlan* plan) {
 
 }  // namespace
 
-absl::StatusOr<EinsumPlan> MakeEinsumPlan(const OpKernelContext* c, const std::string& equation_attr,
-                                          int num_inputs) {
+absl::StatusOr<EinsumPlan> MakeEinsumPlan(const OpKernelContext* c,
+                                          const std::string& equation_attr, int num_inputs) {
   if (c->num_inputs() != num_inputs) {
     return c->InvalidArgument(
         absl::StrCat("expected ", num_inputs, " inputs, got ", c->num_inputs()));

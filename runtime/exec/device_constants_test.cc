@@ -30,8 +30,8 @@ TEST(DeviceConstantsTest, MakesEachValueOnceAndSharesIt) {
   EXPECT_EQ(second->data<float>()[3], 2.5f);
   EXPECT_EQ(constants.bytes(), 16u);
 
-  ASSERT_TRUE(constants.GetOrMake("b/_to_GPU_0", [] { return absl::StatusOr<Tensor>(Filled(2, 1.0f)); })
-                  .ok());
+  auto bias = [] { return absl::StatusOr<Tensor>(Filled(2, 1.0f)); };
+  ASSERT_TRUE(constants.GetOrMake("b/_to_GPU_0", bias).ok());
   EXPECT_EQ(constants.bytes(), 24u);
 }
 

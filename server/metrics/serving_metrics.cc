@@ -36,8 +36,8 @@ void ServingMetrics::ForgetVersion(const std::string& model, int64_t version,
       {"model", model}, {"version", absl::StrCat(version)}};
   for (metrics_internal::Family* f : std::initializer_list<metrics_internal::Family*>{
            request_duration, runtime_duration, request_bytes, response_bytes, requests,
-           model_state, model_device_memory, batch_size, batch_rows, batch_padding_rows, batch_queue_duration,
-           batch_queue_depth}) {
+           model_state, model_device_memory, batch_size, batch_rows, batch_padding_rows,
+           batch_queue_duration, batch_queue_depth}) {
     f->RemoveMatching(of_version);
   }
   for (metrics_internal::Family* f : std::initializer_list<metrics_internal::Family*>{
