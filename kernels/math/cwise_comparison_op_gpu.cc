@@ -45,15 +45,14 @@ class GpuPredicateOp : public OpKernel {
       c->set_output(0, std::move(answer));
       return absl::OkStatus();
     }
-    const absl::StatusOr<GpuBroadcast> shape = ToGpuBroadcast(*plan);
-    if (!shape.ok()) return c->InvalidArgument(shape.status().message());
+    TENSORD_ASSIGN_OR_RETURN(const GpuBroadcast shape, ToGpuBroadcast(c, *plan));
     Tensor* out = c->allocate_output_for_overwrite(0, DT_BOOL, plan->output_shape());
     const char* error;
     if constexpr (kLogical) {
-      error = LaunchGpuLogical(StreamOf(device), kFn, *shape, x.data<bool>(), y.data<bool>(),
+      error = LaunchGpuLogical(StreamOf(device), kFn, shape, x.data<bool>(), y.data<bool>(),
                                out->data<bool>(), plan->num_elements());
     } else {
-      error = LaunchGpuCompare(StreamOf(device), kFn, *shape, x.data<float>(), y.data<float>(),
+      error = LaunchGpuCompare(StreamOf(device), kFn, shape, x.data<float>(), y.data<float>(),
                                out->data<bool>(), plan->num_elements());
     }
     return LaunchStatus(c->node_name(), device, error);

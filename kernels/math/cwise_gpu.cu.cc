@@ -71,41 +71,40 @@ __global__ void UnaryKernel(const float* x, float* y, int64_t n, float alpha) {
   }
 }
 
-// The element functions of the broadcasting kernels: out[i] from the operands' offsets.
+// The functions of the two-operand broadcasting kernels, chosen at compile time.
 template <GpuBinaryFn kFn>
-struct BinaryElement {
-  const float* x;
-  const float* y;
-  float* out;
-  __device__ __forceinline__ void operator()(int64_t i, const int64_t (&at)[2]) const {
-    out[i] = Binary<kFn>(x[at[0]], y[at[1]]);
-  }
+struct BinaryFnOf {
+  __device__ __forceinline__ float operator()(float x, float y) const { return Binary<kFn>(x, y); }
 };
 
 template <GpuCompareFn kFn>
-struct CompareElement {
-  const float* x;
-  const float* y;
-  bool* out;
-  __device__ __forceinline__ void operator()(int64_t i, const int64_t (&at)[2]) const {
-    const float a = x[at[0]];
-    const float b = y[at[1]];
-    if constexpr (kFn == GpuCompareFn::kEqual) out[i] = a == b;
-    if constexpr (kFn == GpuCompareFn::kNotEqual) out[i] = a != b;
-    if constexpr (kFn == GpuCompareFn::kLess) out[i] = a < b;
-    if constexpr (kFn == GpuCompareFn::kLessEqual) out[i] = a <= b;
-    if constexpr (kFn == GpuCompareFn::kGreater) out[i] = a > b;
-    if constexpr (kFn == GpuCompareFn::kGreaterEqual) out[i] = a >= b;
+struct CompareFnOf {
+  __device__ __forceinline__ bool operator()(float a, float b) const {
+    if constexpr (kFn == GpuCompareFn::kEqual) return a == b;
+    if constexpr (kFn == GpuCompareFn::kNotEqual) return a != b;
+    if constexpr (kFn == GpuCompareFn::kLess) return a < b;
+    if constexpr (kFn == GpuCompareFn::kLessEqual) return a <= b;
+    if constexpr (kFn == GpuCompareFn::kGreater) return a > b;
+    return a >= b;  // kGreaterEqual
   }
 };
 
 template <GpuLogicalFn kFn>
-struct LogicalElement {
-  const bool* x;
-  const bool* y;
-  bool* out;
+struct LogicalFnOf {
+  __device__ __forceinline__ bool operator()(bool a, bool b) const {
+    return kFn == GpuLogicalFn::kAnd ? (a && b) : (a || b);
+  }
+};
+
+// The element function of the two-operand broadcasting kernels: out[i] = f(x, y) at the
+// operands' offsets.
+template <typename In, typename Out, typename F>
+struct PairElement {
+  const In* x;
+  const In* y;
+  Out* out;
   __device__ __forceinline__ void operator()(int64_t i, const int64_t (&at)[2]) const {
-    out[i] = kFn == GpuLogicalFn::kAnd ? (x[at[0]] && y[at[1]]) : (x[at[0]] || y[at[1]]);
+    out[i] = F()(x[at[0]], y[at[1]]);
   }
 };
 
@@ -231,7 +230,7 @@ const char* Unary(GpuStream s, float alpha, const float* x, float* y, int64_t n)
 template <GpuBinaryFn kFn>
 const char* Binary(GpuStream s, const GpuBroadcast& shape, const float* x, const float* y,
                    float* out, int64_t n) {
-  return Broadcast<2>(s, shape, BinaryElement<kFn>{x, y, out}, n);
+  return Broadcast<2>(s, shape, PairElement<float, float, BinaryFnOf<kFn>>{x, y, out}, n);
 }
 
 }  // namespace
@@ -296,15 +295,16 @@ const char* LaunchGpuCompare(GpuStream s, GpuCompareFn fn, const GpuBroadcast& s
   if (n == 0) return nullptr;
   if (const char* error = UseDevice(s)) return error;
   using F = GpuCompareFn;
+  auto run = [&](auto fn_of) {
+    return Broadcast<2>(s, shape, PairElement<float, bool, decltype(fn_of)>{x, y, out}, n);
+  };
   switch (fn) {
-    case F::kEqual: return Broadcast<2>(s, shape, CompareElement<F::kEqual>{x, y, out}, n);
-    case F::kNotEqual: return Broadcast<2>(s, shape, CompareElement<F::kNotEqual>{x, y, out}, n);
-    case F::kLess: return Broadcast<2>(s, shape, CompareElement<F::kLess>{x, y, out}, n);
-    case F::kLessEqual:
-      return Broadcast<2>(s, shape, CompareElement<F::kLessEqual>{x, y, out}, n);
-    case F::kGreater: return Broadcast<2>(s, shape, CompareElement<F::kGreater>{x, y, out}, n);
-    case F::kGreaterEqual:
-      return Broadcast<2>(s, shape, CompareElement<F::kGreaterEqual>{x, y, out}, n);
+    case F::kEqual: return run(CompareFnOf<F::kEqual>());
+    case F::kNotEqual: return run(CompareFnOf<F::kNotEqual>());
+    case F::kLess: return run(CompareFnOf<F::kLess>());
+    case F::kLessEqual: return run(CompareFnOf<F::kLessEqual>());
+    case F::kGreater: return run(CompareFnOf<F::kGreater>());
+    case F::kGreaterEqual: return run(CompareFnOf<F::kGreaterEqual>());
   }
   return "unknown comparison";
 }
@@ -313,10 +313,12 @@ const char* LaunchGpuLogical(GpuStream s, GpuLogicalFn fn, const GpuBroadcast& s
                              const bool* x, const bool* y, bool* out, int64_t n) {
   if (n == 0) return nullptr;
   if (const char* error = UseDevice(s)) return error;
+  using And = LogicalFnOf<GpuLogicalFn::kAnd>;
+  using Or = LogicalFnOf<GpuLogicalFn::kOr>;
   if (fn == GpuLogicalFn::kAnd) {
-    return Broadcast<2>(s, shape, LogicalElement<GpuLogicalFn::kAnd>{x, y, out}, n);
+    return Broadcast<2>(s, shape, PairElement<bool, bool, And>{x, y, out}, n);
   }
-  return Broadcast<2>(s, shape, LogicalElement<GpuLogicalFn::kOr>{x, y, out}, n);
+  return Broadcast<2>(s, shape, PairElement<bool, bool, Or>{x, y, out}, n);
 }
 
 const char* LaunchGpuLogicalNot(GpuStream s, const bool* x, bool* y, int64_t n) {

@@ -7,19 +7,20 @@
 namespace tensord {
 namespace math {
 
-absl::StatusOr<GpuBroadcast> ToGpuBroadcast(const BroadcastPlan& plan) {
+absl::StatusOr<GpuBroadcast> ToGpuBroadcast(const OpKernelContext* c,
+                                            const BroadcastPlan& plan) {
   GpuBroadcast shape;
   const int rank = static_cast<int>(plan.dims().size());
   if (rank > GpuBroadcast::kMaxRank) {
-    return absl::InvalidArgumentError(
+    return c->InvalidArgument(
         absl::StrCat("this broadcast of ", plan.output_shape().DebugString(), " alternates in ",
                      rank, " dimensions; the GPU kernels take at most ",
                      GpuBroadcast::kMaxRank));
   }
   if (plan.num_operands() > GpuBroadcast::kMaxOperands) {
-    return absl::InvalidArgumentError(absl::StrCat("a broadcast of ", plan.num_operands(),
-                                                   " operands; the GPU kernels take at most ",
-                                                   GpuBroadcast::kMaxOperands));
+    return c->InvalidArgument(absl::StrCat("a broadcast of ", plan.num_operands(),
+                                           " operands; the GPU kernels take at most ",
+                                           GpuBroadcast::kMaxOperands));
   }
   shape.rank = rank;
   for (int d = 0; d < rank; ++d) {
@@ -29,21 +30,9 @@ absl::StatusOr<GpuBroadcast> ToGpuBroadcast(const BroadcastPlan& plan) {
   return shape;
 }
 
-namespace {
-
-// ToGpuBroadcast, its error naming the node.
-absl::StatusOr<GpuBroadcast> NodeGpuBroadcast(const OpKernelContext* c,
-                                              const BroadcastPlan& plan) {
-  absl::StatusOr<GpuBroadcast> shape = ToGpuBroadcast(plan);
-  if (!shape.ok()) return c->InvalidArgument(shape.status().message());
-  return shape;
-}
-
-}  // namespace
-
 absl::Status RunGpuBinary(const OpKernelContext* c, GpuBinaryFn fn, const BroadcastPlan& plan,
                           const Tensor& x, const Tensor& y, Tensor* out) {
-  TENSORD_ASSIGN_OR_RETURN(const GpuBroadcast shape, NodeGpuBroadcast(c, plan));
+  TENSORD_ASSIGN_OR_RETURN(const GpuBroadcast shape, ToGpuBroadcast(c, plan));
   GpuDevice& device = GpuOf(c);
   return LaunchStatus(c->node_name(), device,
                       LaunchGpuBinary(StreamOf(device), fn, shape, x.data<float>(),
@@ -52,7 +41,7 @@ absl::Status RunGpuBinary(const OpKernelContext* c, GpuBinaryFn fn, const Broadc
 
 absl::Status RunGpuSelect(const OpKernelContext* c, const BroadcastPlan& plan, const Tensor& cond,
                           const Tensor& t, const Tensor& e, Tensor* out) {
-  TENSORD_ASSIGN_OR_RETURN(const GpuBroadcast shape, NodeGpuBroadcast(c, plan));
+  TENSORD_ASSIGN_OR_RETURN(const GpuBroadcast shape, ToGpuBroadcast(c, plan));
   GpuDevice& device = GpuOf(c);
   return LaunchStatus(c->node_name(), device,
                       LaunchGpuSelect(StreamOf(device), shape, cond.data<bool>(), t.data<float>(),

@@ -17,10 +17,10 @@
 namespace tensord {
 namespace math {
 
-// `plan` as the launchers take it; InvalidArgument when its collapsed rank exceeds
-// GpuBroadcast::kMaxRank (shapes that broadcast in more than six alternating places) or its
-// operands outnumber GpuBroadcast::kMaxOperands.
-absl::StatusOr<GpuBroadcast> ToGpuBroadcast(const BroadcastPlan& plan);
+// `plan` as the launchers take it; InvalidArgument naming the node when its collapsed rank
+// exceeds GpuBroadcast::kMaxRank (shapes that broadcast in more than six alternating places) or
+// its operands outnumber GpuBroadcast::kMaxOperands.
+absl::StatusOr<GpuBroadcast> ToGpuBroadcast(const OpKernelContext* c, const BroadcastPlan& plan);
 
 // out = fn(x, y) with NumPy broadcasting into `out` (allocated by the caller with the plan's
 // output shape), on the kernel's GPU; errors name the node.

@@ -31,12 +31,6 @@ const KernelRegistration* GpuKernel(const NodeDef& node) {
   return found.ok() ? *found : nullptr;
 }
 
-std::string OutputMemory(const NodeDef& producer, int output) {
-  if (!OnGpu(producer)) return kHost;
-  const KernelRegistration* kernel = GpuKernel(producer);
-  if (kernel != nullptr && kernel->def.host_outputs().count(output)) return kHost;
-  return producer.device();
-}
 
 int NumDataInputs(const NodeDef& node) {
   int n = 0;
@@ -112,6 +106,13 @@ class CopyInserter {
 };
 
 }  // namespace
+
+std::string OutputMemory(const NodeDef& producer, int output) {
+  if (!OnGpu(producer)) return kHost;
+  const KernelRegistration* kernel = GpuKernel(producer);
+  if (kernel != nullptr && kernel->def.host_outputs().count(output)) return kHost;
+  return producer.device();
+}
 
 int InsertCopies(GraphDef* graph) {
   int copies = 0;

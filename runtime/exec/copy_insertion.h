@@ -10,10 +10,13 @@
 // from one GPU to another goes through the host. A value has one copy per destination memory,
 // shared by all the consumers reading it there. Control edges need no copy.
 //
-// Feeds and fetches need none: feeds enter through host-memory Placeholders, and the executor
-// copies fetched values that a GPU computed back to the host.
+// Feeds and fetches need none: a feed usually replaces a host-memory Placeholder, and the
+// executor copies a feed that replaces a GPU output to that GPU (by OutputMemory) and fetched
+// values that a GPU computed back to the host.
 #ifndef TENSORD_RUNTIME_EXEC_COPY_INSERTION_H_
 #define TENSORD_RUNTIME_EXEC_COPY_INSERTION_H_
+
+#include <string>
 
 #include "protos/tensorflow/graph.pb.h"
 
@@ -25,6 +28,10 @@ inline constexpr char kDeviceToHostOp[] = "_DeviceToHost";
 // Rewrites `graph` and the function bodies flattened onto its control-flow nodes, whose nodes
 // carry full device names; returns the number of copy nodes inserted.
 int InsertCopies(::tensorflow::GraphDef* graph);
+
+// Where output `output` of `producer` (its device a full name) lives: "" for host memory, else
+// its GPU's device name.
+std::string OutputMemory(const ::tensorflow::NodeDef& producer, int output);
 
 }  // namespace tensord
 

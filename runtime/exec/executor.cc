@@ -239,11 +239,9 @@ absl::StatusOr<std::unique_ptr<ExecutionPlan>> ExecutionPlan::Build(
   plan->feed_devices_.assign(feeds.size(), nullptr);
   for (size_t i = 0; i < feeds.size(); ++i) {
     const TensorRef ref = ParseTensorRef(feeds[i]);
-    const NodeDef& producer = graph.node(by_name.at(ref.node));
-    Device* const device = devices.Find(producer.device());
+    const std::string memory = OutputMemory(graph.node(by_name.at(ref.node)), ref.index);
+    Device* const device = memory.empty() ? nullptr : devices.Find(memory);
     if (device == nullptr || device->type() != DeviceType::kGpu) continue;
-    auto kernel = KernelRegistry::Global().Find(producer, DeviceType::kGpu);
-    if (kernel.ok() && (*kernel)->def.host_outputs().count(ref.index)) continue;
     plan->feed_devices_[i] = static_cast<GpuDevice*>(device);
   }
   plan->num_slots_ = slots;
