@@ -329,6 +329,24 @@ def test_keras_mlp_json_input():
     np.testing.assert_allclose(probs.sum(), 1.0, rtol=1e-5)  # softmax
 
 
+def test_profile_counts_each_kernel_per_run():
+    result = tensorctl("run", KERAS_MLP, "--input", "features=" + ROW, "--profile", "4")
+    assert result.returncode == 0, result.stderr
+    text, _, profile = result.stdout.partition("\nprofile: ")
+    probs = np.asarray(json.loads(text)["outputs"]["output_0"])
+    np.testing.assert_allclose(probs.sum(), 1.0, rtol=1e-5)
+    lines = profile.splitlines()
+    assert re.match(r"4 runs, \d+\.\d{3} ms per run \(wall\)$", lines[0]), lines[0]
+    assert lines[1].split() == ["op", "type", "kernels/run", "ms/run", "share"], lines[1]
+    rows = {line.split()[0]: line.split()[1:] for line in lines[2:]}
+    # keras_mlp: three Dense layers (MatMul + BiasAdd, fused at load), Tanh, Softmax.
+    assert rows["_FusedMatMul"][0] == "3.0", profile
+    assert rows["Softmax"][0] == "1.0" and rows["Tanh"][0] == "1.0", profile
+    total = sum(float(v[0]) for k, v in rows.items() if k != "total")
+    assert float(rows["total"][0]) == total, profile
+    assert rows["total"][2] == "100.0%", profile
+
+
 def test_unknown_signature():
     assert_fails(tensorctl("run", KERAS_MLP, "--signature_def", "nope", "--input",
                            "features=" + ROW),

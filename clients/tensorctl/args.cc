@@ -3,6 +3,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 
@@ -20,11 +21,14 @@ Commands:
       the serving graph (and of its loop and branch bodies) runs: the device asked for (the
       graph's, else --device's), the one assigned, and whether it was soft-placed there.
   run DIR [--tag_set TAGS] [--signature_def KEY] [--input ALIAS=VALUE ...] [--output_dir D]
-          [--device POLICY]
+          [--device POLICY] [--profile RUNS]
       Load the SavedModel in DIR and run one signature. VALUE is a JSON nested list such as
       '[[1.0], [2.0]]', converted to the input's declared dtype (strings for DT_STRING, also
       {"b64": "..."}), or @FILE.npy. Prints {"outputs": {ALIAS: VALUE, ...}}; with
-      --output_dir, writes D/ALIAS.npy for each output instead.
+      --output_dir, writes D/ALIAS.npy for each output instead. With --profile, then runs the
+      signature RUNS more times and prints where their time went: per op type, the kernels
+      run and their wall time per run, most first (a loop's or branch's time counts under
+      its While/If node; GPU kernels count the time to enqueue their work).
   predict --server HOST:PORT --model NAME [--version N | --label L] [--signature_def KEY]
           [--input ALIAS=VALUE ...] [--output_filter A,B]
       Call PredictionService.Predict on a TF Serving-compatible gRPC server. The inputs' dtypes
@@ -73,6 +77,7 @@ Flags:
   --signature_def KEY   signature to run (default: serving_default)
   --input ALIAS=VALUE   one input; repeat for several
   --output_dir D        directory for the outputs' .npy files (created if missing)
+  --profile RUNS        run: time RUNS more runs per kernel and print the profile (1-100000)
   --json                inspect, list: machine-readable JSON
   --placement           inspect: load the model and show each node's device
   --device POLICY       inspect --placement, run: the device policy, as tensord's
@@ -184,7 +189,8 @@ absl::StatusOr<Args> ParseArgs(const std::vector<std::string>& argv) {
     }
     const bool known =
         name == "tag_set" || name == "device" ||
-        (run && (name == "signature_def" || name == "input" || name == "output_dir"));
+        (run && (name == "signature_def" || name == "input" || name == "output_dir" ||
+                 name == "profile"));
     if (!known) {
       return absl::InvalidArgumentError(
           absl::StrCat("unknown flag --", name, " for 'tensorctl ", command, "'"));
@@ -206,6 +212,13 @@ absl::StatusOr<Args> ParseArgs(const std::vector<std::string>& argv) {
     } else if (name == "signature_def") {
       if (value->empty()) return absl::InvalidArgumentError("--signature_def is empty");
       args.signature_def = *value;
+    } else if (name == "profile") {
+      int runs = 0;
+      if (!absl::SimpleAtoi(*value, &runs) || runs < 1 || runs > 100000) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--profile '", *value, "' must be a number of runs from 1 to 100000"));
+      }
+      args.profile_runs = runs;
     } else if (name == "output_dir") {
       if (value->empty()) return absl::InvalidArgumentError("--output_dir is empty");
       args.output_dir = *value;

@@ -31,6 +31,8 @@ struct Args {
   std::string signature_def = "serving_default";  // run
   std::vector<InputSpec> inputs;                // run
   std::string output_dir;                       // run
+  // run: after the run that prints the outputs, this many more runs timed per kernel; 0 = none.
+  int profile_runs = 0;
 };
 
 // Parses argv[1:]. Errors are usage errors (the caller exits with status 2).

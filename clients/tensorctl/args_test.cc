@@ -52,6 +52,10 @@ TEST(ArgsTest, Run) {
   args = ParseArgs({"run", "/m/1", "--input", "s=[\"a=b\"]"});
   ASSERT_TRUE(args.ok());
   EXPECT_EQ(args->inputs[0].value, "[\"a=b\"]");
+  EXPECT_EQ(args->profile_runs, 0);
+  args = ParseArgs({"run", "/m/1", "--profile", "20"});
+  ASSERT_TRUE(args.ok()) << args.status();
+  EXPECT_EQ(args->profile_runs, 20);
 }
 
 TEST(ArgsTest, PlacementAndDevice) {
@@ -105,6 +109,11 @@ TEST(ArgsTest, UsageErrors) {
             std::string::npos);
   EXPECT_NE(UsageError({"run", "a", "--signature_def="}).find("empty"), std::string::npos);
   EXPECT_NE(UsageError({"inspect", "a", "--json=1"}).find("takes no value"), std::string::npos);
+  EXPECT_NE(UsageError({"run", "a", "--profile=0"}).find("from 1 to 100000"), std::string::npos);
+  EXPECT_NE(UsageError({"run", "a", "--profile", "x"}).find("from 1 to 100000"),
+            std::string::npos);
+  EXPECT_NE(UsageError({"inspect", "a", "--profile", "3"}).find("unknown flag --profile"),
+            std::string::npos);
 }
 
 TEST(ArgsTest, TagSets) {

@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <chrono>
+#include <cstdio>
 #include <iostream>
 #include <map>
 #include <set>
@@ -16,6 +18,7 @@
 #include "clients/tensorctl/placement_report.h"
 #include "clients/tensorctl/remote.h"
 #include "clients/tensorctl/run_io.h"
+#include "runtime/exec/op_profile.h"
 #include "runtime/saved_model/loader.h"
 
 namespace tensord {
@@ -99,6 +102,28 @@ int Run(const Args& args, std::ostream& out, std::ostream& err) {
                                          : WriteOutputs(*outputs, args.output_dir);
   if (!text.ok()) return Fail(err, text.status());
   out << *text << "\n";
+  if (args.profile_runs == 0) return 0;
+
+  // The run above built the plan and kernels: the profiled runs time only steady-state work.
+  OpProfile profile;
+  RunOptions options;
+  options.profile = &profile;
+  const auto start = std::chrono::steady_clock::now();
+  for (int run = 0; run < args.profile_runs; ++run) {
+    absl::StatusOr<std::map<std::string, Tensor>> again =
+        (*bundle)->RunSignature(args.signature_def, *inputs, {}, options);
+    if (!again.ok()) {
+      return Fail(err, again.status(),
+                  absl::StrCat("running signature '", args.signature_def, "' failed: "));
+    }
+  }
+  const double wall_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+          .count();
+  char summary[160];
+  std::snprintf(summary, sizeof(summary), "\nprofile: %d runs, %.3f ms per run (wall)\n",
+                args.profile_runs, wall_ms / args.profile_runs);
+  out << summary << profile.Table(args.profile_runs);
   return 0;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <deque>
 #include <map>
 #include <new>
@@ -65,10 +66,11 @@ struct ExecutionPlan::Frame {
         slot_uses(new std::atomic<int>[plan.num_slots_]) {}
 
   void Reset(const ExecutionPlan& plan, const CancellationToken* run_cancellation,
-             bool run_in_sequence) {
+             OpProfile* run_profile, bool run_in_sequence) {
     in_sequence = run_in_sequence;
     status = absl::OkStatus();
     cancellation = run_cancellation;
+    profile = run_profile;
     if (in_sequence) return;  // no counters needed
     for (size_t i = 0; i < plan.nodes_.size(); ++i) {
       pending[i].store(plan.nodes_[i].num_in_edges, std::memory_order_relaxed);
@@ -95,6 +97,7 @@ struct ExecutionPlan::Frame {
   std::atomic<int> outstanding{0};
   std::atomic<bool> failed{false};
   const CancellationToken* cancellation = nullptr;
+  OpProfile* profile = nullptr;
   absl::Mutex mu;
   absl::Status status;
   std::optional<absl::Notification> done;  // a fresh one per run
@@ -459,7 +462,15 @@ absl::Status ExecutionPlan::Compute(const Node& node, Frame* frame,
     }
   }
   OpKernelContext ctx(std::move(params));
-  TENSORD_RETURN_IF_ERROR(ComputeOrOutOfMemory(*node.kernel, *node.def, &ctx));
+  if (frame->profile == nullptr) {
+    TENSORD_RETURN_IF_ERROR(ComputeOrOutOfMemory(*node.kernel, *node.def, &ctx));
+  } else {
+    const auto start = std::chrono::steady_clock::now();
+    TENSORD_RETURN_IF_ERROR(ComputeOrOutOfMemory(*node.kernel, *node.def, &ctx));
+    frame->profile->Add(node.def->op(), std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                            std::chrono::steady_clock::now() - start)
+                                            .count());
+  }
   for (int o = 0; o < node.num_outputs; ++o) {
     Entry& out = frame->slots[node.first_output_slot + o];
     std::shared_ptr<Var>* ref = ctx.output_ref(o);
@@ -526,7 +537,8 @@ absl::Status ExecutionPlan::RunSequence(Frame* frame, const ExecutionEnv& env) c
 
 absl::Status ExecutionPlan::Run(const ExecutionEnv& env, std::vector<Tensor> feeds,
                                 std::vector<Tensor>* outputs,
-                                const CancellationToken* cancellation) const {
+                                const CancellationToken* cancellation,
+                                OpProfile* profile) const {
   if (feeds.size() != feed_slots_.size()) {
     return absl::InvalidArgumentError(absl::StrCat("expected ", feed_slots_.size(),
                                                    " feeds, got ", feeds.size()));
@@ -550,7 +562,7 @@ absl::Status ExecutionPlan::Run(const ExecutionEnv& env, std::vector<Tensor> fee
   }
   if (owned == nullptr) owned = std::make_unique<Frame>(*this);
   Frame& frame = *owned;
-  frame.Reset(*this, cancellation, /*run_in_sequence=*/env.inter_op_pool == nullptr);
+  frame.Reset(*this, cancellation, profile, /*run_in_sequence=*/env.inter_op_pool == nullptr);
   for (size_t i = 0; i < feeds.size(); ++i) {
     frame.slots[feed_slots_[i]].value = std::move(feeds[i]);
   }

@@ -25,6 +25,7 @@
 #include "runtime/framework/device_set.h"
 #include "runtime/framework/kernel_registry.h"
 #include "runtime/exec/device_constants.h"
+#include "runtime/exec/op_profile.h"
 #include "runtime/exec/session.h"
 #include "runtime/framework/resource.h"
 
@@ -59,10 +60,12 @@ class ExecutionPlan {
   // memory (values a GPU computed are copied back, the run's one wait for its GPU work). A fired
   // `cancellation` (may be null) stops scheduling further nodes and returns its status. Feeds
   // passed by the caller's last reference (moved in) may have their buffers reused for outputs
-  // inside the run; a caller that keeps a reference keeps its values.
+  // inside the run; a caller that keeps a reference keeps its values. A `profile` (may be null)
+  // gets the time of every kernel the run computes.
   absl::Status Run(const ExecutionEnv& env, std::vector<Tensor> feeds,
                    std::vector<Tensor>* outputs,
-                   const CancellationToken* cancellation = nullptr) const;
+                   const CancellationToken* cancellation = nullptr,
+                   OpProfile* profile = nullptr) const;
 
   ~ExecutionPlan();
 

@@ -5,6 +5,7 @@
 #include <thread>
 #include <map>
 #include <memory>
+#include <string>
 
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
@@ -223,6 +224,33 @@ TEST(SessionTest, PrepareBuildsWithoutRunning) {
   EXPECT_EQ(missing.code(), absl::StatusCode::kNotFound);
   EXPECT_NE(missing.message().find("nope:0"), std::string::npos) << missing;
   EXPECT_EQ(session->device_memory_bytes(), 0u);  // CPU nodes only
+}
+
+TEST_P(ExecutorModeTest, ProfileCountsEveryKernelByOpType) {
+  GraphDef g = Diamond();
+  AddNode(&g, "nap", "TSleep");
+  auto session = MakeSession(std::move(g), GetParam());
+  OpProfile profile;
+  RunOptions options;
+  options.profile = &profile;
+  std::vector<Tensor> out;
+  for (int run = 0; run < 2; ++run) {
+    ASSERT_TRUE(session->Run({}, {"d"}, {"nap"}, options, &out).ok());
+  }
+  std::map<std::string, OpProfile::Entry> by_op;
+  for (const OpProfile::Entry& e : profile.Entries()) by_op[e.op] = e;
+  ASSERT_EQ(by_op.size(), 3u);  // TAdd, TConst, TSleep; not TFail, which no fetch needs
+  EXPECT_EQ(by_op["TAdd"].count, 4);  // c and d, twice
+  EXPECT_EQ(by_op["TConst"].count, 4);
+  EXPECT_EQ(by_op["TSleep"].count, 2);
+  EXPECT_GE(by_op["TSleep"].total_ns, 2 * 50 * 1000 * 1000);
+  EXPECT_EQ(profile.Entries()[0].op, "TSleep");
+  // A run without a profile adds nothing.
+  ASSERT_TRUE(session->Run({}, {"d"}, {"nap"}, &out).ok());
+  EXPECT_EQ(profile.Entries().size(), 3u);
+  int64_t kernels = 0;
+  for (const OpProfile::Entry& e : profile.Entries()) kernels += e.count;
+  EXPECT_EQ(kernels, 10);
 }
 
 // A kernel may write its output into an input's buffer only when nothing else will read that

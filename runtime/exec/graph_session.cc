@@ -40,7 +40,8 @@ class GraphSession : public Session {
       feed_values.push_back(value);
     }
     TENSORD_ASSIGN_OR_RETURN(const ExecutionPlan* plan, GetPlan(feed_names, fetches, targets));
-    return plan->Run(env_, std::move(feed_values), outputs, options.cancellation);
+    return plan->Run(env_, std::move(feed_values), outputs, options.cancellation,
+                     options.profile);
   }
 
   absl::Status Prepare(const std::vector<std::string>& feeds,

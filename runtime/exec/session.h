@@ -19,6 +19,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "protos/tensorflow/graph.pb.h"
+#include "runtime/exec/op_profile.h"
 #include "runtime/framework/cancellation.h"
 #include "runtime/framework/device_set.h"
 #include "runtime/framework/resource.h"
@@ -37,6 +38,9 @@ struct SessionOptions {
 struct RunOptions {
   // Stops the run early (DEADLINE_EXCEEDED / CANCELLED) when it fires; null = never. Not owned.
   const CancellationToken* cancellation = nullptr;
+  // Collects the time of every kernel the run computes, per op type; null = not timed (the
+  // default costs nothing). Not owned; may be shared by concurrent runs.
+  OpProfile* profile = nullptr;
 };
 
 class Session {

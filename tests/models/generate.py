@@ -72,6 +72,11 @@ LARGE_MODELS = [
     "densenet121",
 ]
 ALL_MODELS = SMALL_MODELS + LARGE_MODELS
+# Production-sized models for tests/bench (hundreds of MB each): made only on request
+# (`--set production`, `make bench-models`), never by `make models`.
+PRODUCTION_MODELS = [
+    "bert_base",
+]
 
 # Reduced input resolution of the large models (all of them accept >= 32).
 LARGE_REDUCED_SIZE = 64
@@ -279,6 +284,41 @@ def build_keras_transformer(export_dir, full_size):
     rng = _rng()
     return [Case("serving_default",
                  {"tokens": rng.randint(0, vocab, (3, seq)).astype("int32")})]
+
+
+def build_bert_base(export_dir, full_size):
+    """A BERT-base-sized encoder as Keras 3 layers: 12 layers, hidden 768, 12 heads, intermediate
+    3072 (exact GELU), vocabulary 30522, sequence length 128; int32 token ids and attention mask
+    (1 = attend); outputs the sequence and the tanh-pooled first token. Random weights."""
+    import keras
+    import numpy as np
+    _keras_seed()
+    layers = keras.layers
+    seq, vocab, width, heads, inner, depth = 128, 30522, 768, 12, 3072, 12
+    ids = keras.Input(shape=(seq,), dtype="int32", name="input_ids")
+    mask = keras.Input(shape=(seq,), dtype="int32", name="attention_mask")
+    h = layers.Embedding(vocab, width, name="token_embedding")(ids)
+    h = h + layers.Embedding(seq, width, name="position_embedding")(np.arange(seq))
+    h = layers.LayerNormalization(epsilon=1e-12, name="embedding_norm")(h)
+    attend = keras.ops.cast(mask[:, None, :], "bool")  # (batch, 1, seq): every query alike
+    for i in range(depth):
+        attention = layers.MultiHeadAttention(num_heads=heads, key_dim=width // heads,
+                                              name="attention_%d" % i)(
+            h, h, attention_mask=attend)
+        h = layers.LayerNormalization(epsilon=1e-12, name="attention_norm_%d" % i)(
+            h + attention)
+        ff = layers.Dense(inner, activation="gelu", name="intermediate_%d" % i)(h)
+        ff = layers.Dense(width, name="output_%d" % i)(ff)
+        h = layers.LayerNormalization(epsilon=1e-12, name="output_norm_%d" % i)(h + ff)
+    pooled = layers.Dense(width, activation="tanh", name="pooler")(h[:, 0, :])
+    keras.Model([ids, mask], {"sequence_output": h, "pooled_output": pooled}).export(
+        export_dir, format="tf_saved_model", verbose=False)
+    rng = _rng(18)
+    token_ids = rng.randint(0, vocab, (2, seq)).astype("int32")
+    attention_mask = np.ones((2, seq), "int32")
+    attention_mask[1, 100:] = 0  # the second sequence is padded
+    return [Case("serving_default", {"input_ids": token_ids, "attention_mask": attention_mask},
+                 rtol=DEEP_RTOL, atol=1e-4)]
 
 
 def build_keras2_layernorm(export_dir, full_size):
@@ -1369,8 +1409,9 @@ BUILDERS = {
     "mobilenet_v2": build_mobilenet_v2,
     "efficientnet_b0": build_efficientnet_b0,
     "densenet121": build_densenet121,
+    "bert_base": build_bert_base,
 }
-assert sorted(BUILDERS) == sorted(ALL_MODELS)
+assert sorted(BUILDERS) == sorted(ALL_MODELS + PRODUCTION_MODELS)
 
 
 # ---------------------------------------------------------------------------
@@ -1631,9 +1672,11 @@ def main(argv):
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", required=True, help="output directory")
-    parser.add_argument("--set", choices=["small", "large", "all"], default="small",
+    parser.add_argument("--set", choices=["small", "large", "all", "production"],
+                        default="small",
                         help="which models (ignored when --only is given)")
-    parser.add_argument("--only", nargs="+", metavar="NAME", choices=ALL_MODELS,
+    parser.add_argument("--only", nargs="+", metavar="NAME",
+                        choices=ALL_MODELS + PRODUCTION_MODELS,
                         help="generate just these models")
     parser.add_argument("--full_size", action="store_true",
                         help="large models at %dx%d instead of %dx%d" % (
@@ -1654,7 +1697,8 @@ def main(argv):
     if args.only:
         names = args.only
     else:
-        names = {"small": SMALL_MODELS, "large": LARGE_MODELS, "all": ALL_MODELS}[args.set]
+        names = {"small": SMALL_MODELS, "large": LARGE_MODELS, "all": ALL_MODELS,
+                 "production": PRODUCTION_MODELS}[args.set]
 
     if args.crosscheck:
         for name in names:
