@@ -1,6 +1,15 @@
 // BatchMatMul, BatchMatMulV2, BatchMatMulV3: products of the last two dims with adj_x / adj_y
 // (a transpose, for real types). V2 and V3 broadcast the leading batch dims NumPy-style; the
 // original BatchMatMul requires equal batch dims. V3 is registered for Ta == Tb == Tout.
+// Float products of a batch of x against one matrix y (a Dense layer over a sequence, as Keras
+// writes it: [batch, seq, in] x [in, out]) are one product of every row of x against y, run
+// by OneDnnMatMul (y packed once per buffer, so constant weights are packed once).
+#include <type_traits>
+
+#include "kernels/nn/conv_fusion.h"
+#include "kernels/nn/onednn_matmul.h"
+#include "kernels/nn/onednn_util.h"
+#include "kernels/nn/window_util.h"
 #include "kernels/math/matmul_shape.h"
 #include "kernels/math/matmul_util.h"
 #include "runtime/framework/kernel_registry.h"
@@ -25,14 +34,46 @@ class BatchMatMulOp : public OpKernel {
         BatchMatMulShapes(c, DataTypeToEnum<T>::value, adj_x_, adj_y_, kBroadcast));
     Tensor* out = c->allocate_output(0, DataTypeToEnum<T>::value, shape.output);
     if (out->NumElements() == 0) return absl::OkStatus();
+    if constexpr (std::is_same_v<T, float>) {
+      if (IsOneProduct(shape)) return RunAsOneProduct(c, shape.dims, out);
+    }
     BatchMatMul(c->eigen_cpu_device(), shape.dims, c->input(0).data<T>(), c->input(1).data<T>(),
                 out->data<T>(), shape.batches.x_index, shape.batches.y_index);
     return absl::OkStatus();
   }
 
  private:
+  // Every output matrix multiplies the next x matrix by the same y matrix, with x's rows in
+  // place (no adj_x): the batch is one [batches * m, k] x [k, n] product.
+  bool IsOneProduct(const BatchMatMulShape& shape) const {
+    const std::vector<int64_t>& xs = shape.batches.x_index;
+    const std::vector<int64_t>& ys = shape.batches.y_index;
+    // (Every output taking y's matrix 0 means y's batch dims are all 1: y is that matrix.)
+    if (adj_x_ || shape.dims.k == 0) return false;  // (oneDNN rejects an empty inner dim)
+    for (size_t i = 0; i < xs.size(); ++i) {
+      if (xs[i] != static_cast<int64_t>(i) || ys[i] != 0) return false;
+    }
+    return true;
+  }
+
+  absl::Status RunAsOneProduct(OpKernelContext* c, const MatMulDims& dims, Tensor* out) const {
+    MatMulOperands m;
+    m.rows = static_cast<int64_t>(out->NumElements() / dims.n);  // not empty: n > 0
+    m.inner = dims.k;
+    m.columns = dims.n;
+    m.a = c->input(0).data<float>();
+    m.b = &c->input(1);
+    m.b_transposed = adj_y_;
+    m.c = out->data<float>();
+    const onednn::RunningScope running;
+    const absl::Status s = matmul_.Run(
+        m, onednn::FreeThreads(c->eigen_cpu_device(), running.running()), c->eigen_cpu_device());
+    return s.ok() ? s : WithNodeName(c->node_name(), s);
+  }
+
   bool adj_x_ = false;
   bool adj_y_ = false;
+  OneDnnMatMul matmul_{OneDnnConvOptions()};
 };
 
 #define REGISTER_BATCH_MATMUL(T)                                                 \

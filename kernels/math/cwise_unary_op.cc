@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "kernels/math/cwise_util.h"
+#include "kernels/math/erfc.h"
 #include "kernels/math/op_util.h"
 #include "runtime/framework/kernel_registry.h"
 #include "runtime/framework/tensor_eigen.h"
@@ -152,7 +153,6 @@ namespace ei = ::Eigen::internal;
   REGISTER_UNARY("Tanh", T, ei::scalar_tanh_op<T>);             \
   REGISTER_UNARY("Sigmoid", T, ei::scalar_logistic_op<T>);      \
   REGISTER_UNARY("Erf", T, ei::scalar_erf_op<T>);               \
-  REGISTER_UNARY("Erfc", T, ei::scalar_erfc_op<T>);             \
   REGISTER_UNARY("Softplus", T, SoftplusFn<T>);                 \
   REGISTER_UNARY("Softsign", T, SoftsignFn<T>);                 \
   REGISTER_UNARY_OUT("IsNan", T, bool, ei::scalar_isnan_op<T>); \
@@ -167,6 +167,8 @@ namespace ei = ::Eigen::internal;
 
 REGISTER_FLOAT_UNARY(float);
 REGISTER_FLOAT_UNARY(double);
+REGISTER_UNARY("Erfc", float, ErfcFn);  // vectorised (erfc.h)
+REGISTER_UNARY("Erfc", double, ei::scalar_erfc_op<double>);
 REGISTER_SIGNED_UNARY(float);
 REGISTER_SIGNED_UNARY(double);
 REGISTER_SIGNED_UNARY(int32_t);

@@ -146,6 +146,8 @@ TEST(CwiseUnaryOpTest, LongFloatInputsMatchLibm) {
       {"Tanh", -10, 10, [](double x) { return std::tanh(x); }},
       {"Sigmoid", -15, 15, [](double x) { return 1 / (1 + std::exp(-x)); }},
       {"Erf", -4, 4, [](double x) { return std::erf(x); }},
+      // Vectorised by tensord (erfc.h), not by Eigen: over its whole non-zero range.
+      {"Erfc", -10, 10, [](double x) { return std::erfc(x); }},
       {"Sqrt", 0, 1e4, [](double x) { return std::sqrt(x); }},
       {"Rsqrt", 1e-3, 1e4, [](double x) { return 1 / std::sqrt(x); }},
       {"Softplus", -30, 30, [](double x) { return std::log1p(std::exp(x)); }},
@@ -180,6 +182,19 @@ TEST(CwiseUnaryOpTest, Double) {
 
 TEST(CwiseUnaryOpTest, SpecialFloatValues) {
   for (DeviceType device : TestDevices()) {
+    // Eight values, so that the CPU takes its vectorised path.
+    const Tensor erfc_x =
+        AsTensor<float>({kNaN, kInf, -kInf, 0.0f, -0.0f, 30.0f, -30.0f, 1e-30f}, {8});
+    auto erfc = RunUnary("Erfc", DT_FLOAT, erfc_x, device);
+    ASSERT_TRUE(erfc.ok()) << erfc.status();
+    EXPECT_TRUE(std::isnan(erfc->data<float>()[0]));
+    EXPECT_EQ(erfc->data<float>()[1], 0.0f);
+    EXPECT_EQ(erfc->data<float>()[2], 2.0f);
+    EXPECT_NEAR(erfc->data<float>()[3], 1.0f, 1e-7f);
+    EXPECT_NEAR(erfc->data<float>()[4], 1.0f, 1e-7f);
+    EXPECT_EQ(erfc->data<float>()[5], 0.0f);
+    EXPECT_EQ(erfc->data<float>()[6], 2.0f);
+    EXPECT_NEAR(erfc->data<float>()[7], 1.0f, 1e-7f);
     const Tensor x = AsTensor<float>({kNaN, kInf, -kInf, 0.0f, -2.0f}, {5});
     auto y = RunUnary("Sign", DT_FLOAT, x, device);
     ASSERT_TRUE(y.ok()) << y.status();

@@ -21,6 +21,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "kernels/math/cwise_util.h"
+#include "kernels/math/erfc.h"
 #include "kernels/math/fused_elementwise.h"
 #include "kernels/math/op_util.h"
 #include "runtime/framework/kernel_registry.h"
@@ -44,6 +45,7 @@ enum class Op {
   kSigmoid,
   kTanh,
   kErf,
+  kErfc,
   kRelu,  // unary
   kAdd,
   kSub,
@@ -60,7 +62,7 @@ std::optional<Op> ParseOp(const std::string& name) {
       {"Neg", Op::kNeg},         {"Abs", Op::kAbs},        {"Square", Op::kSquare},
       {"Exp", Op::kExp},         {"Log", Op::kLog},        {"Sqrt", Op::kSqrt},
       {"Sigmoid", Op::kSigmoid}, {"Tanh", Op::kTanh},      {"Erf", Op::kErf},
-      {"Relu", Op::kRelu},       {"Add", Op::kAdd},        {"AddV2", Op::kAdd},
+      {"Erfc", Op::kErfc},       {"Relu", Op::kRelu},       {"Add", Op::kAdd},        {"AddV2", Op::kAdd},
       {"Sub", Op::kSub},         {"Mul", Op::kMul},        {"RealDiv", Op::kDiv},
       {"Maximum", Op::kMaximum}, {"Minimum", Op::kMinimum}};
   auto it = kOps->find(name);
@@ -111,6 +113,8 @@ void Apply(Op op, Operand x, Operand y, float* out, int64_t n) {
       return Unary(ei::scalar_tanh_op<float>(), x, out, n);
     case Op::kErf:
       return Unary(ei::scalar_erf_op<float>(), x, out, n);
+    case Op::kErfc:
+      return Unary(ErfcFn(), x, out, n);
     case Op::kRelu:
       return Binary(MaxFn<float>(), x, Operand{&kZero, 0}, out, n);
     case Op::kAdd:

@@ -29,6 +29,7 @@ const std::map<std::string, StepFn>& StepFns() {
       {"Neg", {U::kNeg}},       {"Abs", {U::kAbs}},         {"Square", {U::kSquare}},
       {"Exp", {U::kExp}},       {"Log", {U::kLog}},         {"Sqrt", {U::kSqrt}},
       {"Sigmoid", {U::kSigmoid}}, {"Tanh", {U::kTanh}},     {"Erf", {U::kErf}},
+      {"Erfc", {U::kErfc}},
       {"Relu", {U::kRelu}},     {"Add", {U::kNeg, B::kAdd}}, {"AddV2", {U::kNeg, B::kAdd}},
       {"Sub", {U::kNeg, B::kSub}}, {"Mul", {U::kNeg, B::kMul}}, {"RealDiv", {U::kNeg, B::kDiv}},
       {"Maximum", {U::kNeg, B::kMaximum}}, {"Minimum", {U::kNeg, B::kMinimum}}};

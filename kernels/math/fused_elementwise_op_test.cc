@@ -102,7 +102,7 @@ TEST(FusedElementwiseTest, EveryFusableOp) {
   const std::vector<Tensor> in = {Values({2, 9}, 3.0f, 0.5f), Values({2, 9}, -2.0f, 1.0f)};
   for (DeviceType device : TestDevices()) {
     for (const char* op : {"Neg", "Abs", "Square", "Exp", "Log", "Sqrt", "Sigmoid", "Tanh",
-                           "Erf", "Relu"}) {
+                           "Erf", "Erfc", "Relu"}) {
       SCOPED_TRACE(op);
       const std::vector<Step> program = {{op, 0}, {"Mul", 2, 1}};
       auto got = RunFused(program, in, device);

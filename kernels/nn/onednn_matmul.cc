@@ -6,6 +6,7 @@
 
 #include "dnnl.hpp"
 #include "kernels/nn/onednn_util.h"
+#include "kernels/nn/blocked_gemm.h"
 #include "kernels/nn/panel_gemm.h"
 #include "runtime/framework/tensor_eigen.h"
 
@@ -32,10 +33,7 @@ void CopyBlock(const float* from, int64_t from_stride, float* to, int64_t to_str
   }
 }
 
-// One thread's share: a range of rows with every column, or every row with a range of columns.
-struct Part {
-  int64_t first_row, end_row, first_column, end_column;
-};
+using Part = OneDnnMatMul::Part;
 
 // Parts read all of B when split by rows, and all of A when split by columns: split the larger
 // of the two (columns when B holds more floats than A does).
@@ -132,6 +130,65 @@ const OneDnnMatMul::Plan& OneDnnMatMul::PlanFor(const MatMulOperands& m, int64_t
   });
 }
 
+void OneDnnMatMul::RunPanelKernel(void (*kernel)(const PanelGemmArgs&), const MatMulOperands& m,
+                                  const float* a, int64_t rows, const PanelMatrix& panels,
+                                  int64_t first_column, float* c, int64_t ldc) const {
+  PanelGemmArgs args;
+  args.a = a;
+  args.lda = m.inner;
+  args.rows = rows;
+  args.b = panels;
+  args.bias = m.bias != nullptr ? m.bias + first_column : nullptr;
+  args.add_residual = m.epilogue && options_.add_residual;
+  args.c = c;
+  args.ldc = ldc;
+  const FusedActivation activation = m.epilogue ? options_.activation : FusedActivation::kNone;
+  if (activation == FusedActivation::kRelu || activation == FusedActivation::kRelu6) {
+    args.min = 0.0f;
+    if (activation == FusedActivation::kRelu6) args.max = 6.0f;
+  }
+  kernel(args);
+  if (activation == FusedActivation::kElu || activation == FusedActivation::kLeakyRelu) {
+    for (int64_t r = 0; r < rows; ++r) {
+      float* row = c + r * ldc;
+      for (int64_t j = 0; j < panels.columns; ++j) row[j] = Activate(options_, row[j]);
+    }
+  }
+}
+
+absl::Status OneDnnMatMul::RunBlocked(const MatMulOperands& m, const std::vector<Part>& parts,
+                                      const float* shared_rows,
+                                      const Eigen::ThreadPoolDevice& device) const {
+  // B packed once, whole, as 16-column panels; parts take their panels from it (column parts
+  // start at multiples of 16).
+  const memory::desc user({m.inner, m.columns}, kF32,
+                          m.b_transposed ? memory::dims{1, m.inner} : memory::dims{m.columns, 1});
+  const memory::desc wanted({m.inner, m.columns}, kF32, Tag::BA16a16b);
+  const std::shared_ptr<memory> weights = weights_->Get(user, wanted, *m.b);
+  PanelMatrix all;
+  if (!AsPanels(wanted, *weights, m.inner, m.columns, &all) || all.panel_width != 16) {
+    return absl::InternalError("weights were not packed as 16-column panels");
+  }
+  return onednn::RunParts(parts.size(), device, [&](size_t i) {
+    const Part& part = parts[i];
+    PanelMatrix panels = all;
+    panels.data += part.first_column / kColumnAlign * all.panel_stride;
+    panels.columns = part.end_column - part.first_column;
+    for (int64_t first = part.first_row; first < part.end_row; first += kMaxRowsPerCall) {
+      const int64_t n = std::min(kMaxRowsPerCall, part.end_row - first);
+      const float* a = shared_rows != nullptr ? shared_rows + first * m.inner : nullptr;
+      if (a == nullptr) {
+        float* rows =
+            onednn::ThreadBuffer(ThreadBufferSlot::kPatches, n * m.inner * sizeof(float));
+        m.fill_rows(first, first + n, rows);
+        a = rows;
+      }
+      RunPanelKernel(BlockedGemm, m, a, n, panels, part.first_column,
+                     m.c + first * m.columns + part.first_column, m.columns);
+    }
+  });
+}
+
 absl::Status OneDnnMatMul::Run(const MatMulOperands& m, int threads,
                                const Eigen::ThreadPoolDevice& device) const {
   if (m.rows == 0 || m.columns == 0) return absl::OkStatus();
@@ -147,6 +204,9 @@ absl::Status OneDnnMatMul::Run(const MatMulOperands& m, int threads,
     m.fill_rows(0, m.rows, rows);
     shared_rows = rows;
   }
+  if (BlockedGemmPreferred() && m.rows > kPanelGemmMaxRows) {
+    return RunBlocked(m, parts, shared_rows, device);
+  }
 
   // `n` rows `a` times the part's columns of B into the dense block `c`.
   auto multiply = [&](const Part& part, int64_t n, const float* a, float* c) {
@@ -159,24 +219,7 @@ absl::Status OneDnnMatMul::Run(const MatMulOperands& m, int threads,
     if (n <= kPanelGemmMaxRows && PanelGemmAvailable() &&
         AsPanels(plan.pd.weights_desc(), *weights, m.inner, columns, &panels)) {
       // Few rows: the product is bound by reading B, which PanelGemm streams faster.
-      PanelGemmArgs args;
-      args.a = a;
-      args.lda = m.inner;
-      args.rows = n;
-      args.b = panels;
-      args.bias = m.bias != nullptr ? m.bias + part.first_column : nullptr;
-      args.add_residual = sum_into_c;
-      args.c = c;
-      args.ldc = columns;
-      const FusedActivation activation = m.epilogue ? options_.activation : FusedActivation::kNone;
-      if (activation == FusedActivation::kRelu || activation == FusedActivation::kRelu6) {
-        args.min = 0.0f;
-        if (activation == FusedActivation::kRelu6) args.max = 6.0f;
-      }
-      PanelGemm(args);
-      if (activation == FusedActivation::kElu || activation == FusedActivation::kLeakyRelu) {
-        for (int64_t i = 0; i < n * columns; ++i) c[i] = Activate(options_, c[i]);
-      }
+      RunPanelKernel(PanelGemm, m, a, n, panels, part.first_column, c, columns);
       return;
     }
     const memory::desc& scratch_md = plan.pd.scratchpad_desc();

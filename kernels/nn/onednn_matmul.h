@@ -46,8 +46,17 @@ struct MatMulOperands {
   float* c = nullptr;
 };
 
+struct PanelGemmArgs;
+struct PanelMatrix;
+
 class OneDnnMatMul {
  public:
+  // One thread's share of a product: a range of rows with every column, or every row with a
+  // range of columns.
+  struct Part {
+    int64_t first_row, end_row, first_column, end_column;
+  };
+
   // Most rows one oneDNN call takes: bounds the produced-rows buffer and the call's working
   // set.
   static constexpr int64_t kMaxRowsPerCall = 256;
@@ -66,6 +75,16 @@ class OneDnnMatMul {
   // created on first use and never removed while the kernel lives.
   const Plan& PlanFor(const MatMulOperands& m, int64_t rows, int64_t columns,
                       bool with_bias) const;
+
+  // The product through BlockedGemm (BlockedGemmPreferred), split as `parts`. `shared_rows`:
+  // A's rows, or null to produce them with m.fill_rows.
+  absl::Status RunBlocked(const MatMulOperands& m, const std::vector<Part>& parts,
+                          const float* shared_rows, const Eigen::ThreadPoolDevice& device) const;
+  // `rows` rows of A times `panels` (B's columns from `first_column` on) into C with row
+  // stride `ldc`, through `kernel` (PanelGemm or BlockedGemm), with the options' epilogue.
+  void RunPanelKernel(void (*kernel)(const PanelGemmArgs&), const MatMulOperands& m,
+                      const float* a, int64_t rows, const PanelMatrix& panels,
+                      int64_t first_column, float* c, int64_t ldc) const;
 
   const OneDnnConvOptions options_;
   mutable PlanCache<Plan> plans_;

@@ -17,9 +17,9 @@ constexpr int kMaxOps = 16;
 
 int Arity(const NodeDef& node) {
   static const auto* const kArity = new std::map<std::string, int>{
-      {"Neg", 1},     {"Abs", 1},  {"Square", 1},  {"Exp", 1},     {"Log", 1},    {"Sqrt", 1},
-      {"Sigmoid", 1}, {"Tanh", 1}, {"Erf", 1},     {"Relu", 1},    {"Add", 2},    {"AddV2", 2},
-      {"Sub", 2},     {"Mul", 2},  {"RealDiv", 2}, {"Maximum", 2}, {"Minimum", 2}};
+      {"Neg", 1},     {"Abs", 1},  {"Square", 1},  {"Exp", 1},     {"Log", 1},     {"Sqrt", 1},
+      {"Sigmoid", 1}, {"Tanh", 1}, {"Erf", 1},     {"Erfc", 1},    {"Relu", 1},    {"Add", 2},
+      {"AddV2", 2},   {"Sub", 2},  {"Mul", 2},     {"RealDiv", 2}, {"Maximum", 2}, {"Minimum", 2}};
   auto it = kArity->find(node.op());
   if (it == kArity->end() || node.input_size() < it->second) return 0;
   auto t = node.attr().find("T");
