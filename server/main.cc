@@ -31,6 +31,7 @@
 #include "google/protobuf/text_format.h"
 #include "protos/serving/monitoring_config.pb.h"
 #include "protos/serving/ssl_config.pb.h"
+#include "runtime/exec/precision.h"
 #include "runtime/util/process_setup.h"
 #include "runtime/util/status_macros.h"
 #include "server/batching/batching_options.h"
@@ -85,6 +86,11 @@ ABSL_FLAG(std::string, device_policy, "auto",
           "CPU), cpu (every node, pinned ones too), gpu or gpu:N (nodes the graph does not "
           "pin). A model's device_policy field in --model_config_file wins. A node whose "
           "device or kernel is missing runs on the CPU (soft placement).");
+ABSL_FLAG(std::string, precision, "fp32",
+          "Arithmetic of the models' CPU matrix products and convolutions: fp32, or bf16 "
+          "(inputs and weights rounded to bfloat16, float32 accumulation; on AMX or "
+          "AVX512_BF16, else fp32 with a warning). A model's precision field in "
+          "--model_config_file wins.");
 ABSL_FLAG(std::string, saved_model_tags, "serve",
           "Comma-separated tag set of the MetaGraphDef to load.");
 ABSL_FLAG(bool, enable_model_warmup, true,
@@ -408,6 +414,10 @@ absl::StatusOr<tensord::ServerOptions> OptionsFromFlags() {
       tensord::ParseDevicePolicy(absl::GetFlag(FLAGS_device_policy));
   if (!policy.ok()) return Invalid(absl::StrCat("--device_policy: ", policy.status().message()));
   manager.load.placement.policy = *policy;
+  absl::StatusOr<tensord::ComputePrecision> precision =
+      tensord::ParsePrecision(absl::GetFlag(FLAGS_precision));
+  if (!precision.ok()) return Invalid(absl::StrCat("--precision: ", precision.status().message()));
+  manager.load.precision = *precision;
   options.devices.intra_op_threads = intra > 0 || inter > 0 ? intra : session;
   options.devices.inter_op_threads = intra > 0 || inter > 0 ? inter : session;
   manager.load.tags.clear();

@@ -78,6 +78,7 @@ Flags:
   --input ALIAS=VALUE   one input; repeat for several
   --output_dir D        directory for the outputs' .npy files (created if missing)
   --profile RUNS        run: time RUNS more runs per kernel and print the profile (1-100000)
+  --precision P         run: fp32 (default) or bf16, as tensord's --precision
   --json                inspect, list: machine-readable JSON
   --placement           inspect: load the model and show each node's device
   --device POLICY       inspect --placement, run: the device policy, as tensord's
@@ -190,7 +191,7 @@ absl::StatusOr<Args> ParseArgs(const std::vector<std::string>& argv) {
     const bool known =
         name == "tag_set" || name == "device" ||
         (run && (name == "signature_def" || name == "input" || name == "output_dir" ||
-                 name == "profile"));
+                 name == "profile" || name == "precision"));
     if (!known) {
       return absl::InvalidArgumentError(
           absl::StrCat("unknown flag --", name, " for 'tensorctl ", command, "'"));
@@ -209,6 +210,13 @@ absl::StatusOr<Args> ParseArgs(const std::vector<std::string>& argv) {
         return absl::InvalidArgumentError(absl::StrCat("--device: ", policy.status().message()));
       }
       args.device = *policy;
+    } else if (name == "precision") {
+      absl::StatusOr<ComputePrecision> precision = ParsePrecision(*value);
+      if (!precision.ok()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--precision: ", precision.status().message()));
+      }
+      args.precision = *precision;
     } else if (name == "signature_def") {
       if (value->empty()) return absl::InvalidArgumentError("--signature_def is empty");
       args.signature_def = *value;

@@ -9,6 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "runtime/exec/device_policy.h"
+#include "runtime/exec/precision.h"
 
 namespace tensord {
 namespace tensorctl {
@@ -28,6 +29,8 @@ struct Args {
   bool placement = false;                       // inspect: load DIR, print where nodes run
   // inspect --placement, run: the device policy placement follows (--device).
   std::optional<DevicePolicy> device;
+  // run: the precision of the CPU's matrix products and convolutions (--precision).
+  ComputePrecision precision = ComputePrecision::kFloat32;
   std::string signature_def = "serving_default";  // run
   std::vector<InputSpec> inputs;                // run
   std::string output_dir;                       // run

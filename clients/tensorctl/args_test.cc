@@ -56,6 +56,10 @@ TEST(ArgsTest, Run) {
   args = ParseArgs({"run", "/m/1", "--profile", "20"});
   ASSERT_TRUE(args.ok()) << args.status();
   EXPECT_EQ(args->profile_runs, 20);
+  EXPECT_EQ(args->precision, ComputePrecision::kFloat32);
+  args = ParseArgs({"run", "/m/1", "--precision=bf16"});
+  ASSERT_TRUE(args.ok()) << args.status();
+  EXPECT_EQ(args->precision, ComputePrecision::kBfloat16);
 }
 
 TEST(ArgsTest, PlacementAndDevice) {
@@ -113,6 +117,10 @@ TEST(ArgsTest, UsageErrors) {
   EXPECT_NE(UsageError({"run", "a", "--profile", "x"}).find("from 1 to 100000"),
             std::string::npos);
   EXPECT_NE(UsageError({"inspect", "a", "--profile", "3"}).find("unknown flag --profile"),
+            std::string::npos);
+  EXPECT_EQ(UsageError({"run", "a", "--precision", "fp16"}),
+            "--precision: precision 'fp16' is not one of fp32, bf16");
+  EXPECT_NE(UsageError({"inspect", "a", "--precision", "bf16"}).find("unknown flag --precision"),
             std::string::npos);
 }
 

@@ -34,6 +34,7 @@ LoadOptions LoadOptionsFor(const Args& args) {
   LoadOptions options;
   options.tags = args.tag_set.value_or(std::set<std::string>{"serve"});
   if (args.device.has_value()) options.placement.policy = *args.device;
+  options.precision = args.precision;
   return options;
 }
 
@@ -80,6 +81,11 @@ int Run(const Args& args, std::ostream& out, std::ostream& err) {
   absl::StatusOr<std::unique_ptr<SavedModelBundle>> bundle =
       SavedModelBundle::Load(args.dir, LoadOptionsFor(args));
   if (!bundle.ok()) return Fail(err, bundle.status(), "loading the SavedModel failed: ");
+  if ((*bundle)->precision() != args.precision) {
+    err << "tensorctl: " << PrecisionName(args.precision)
+        << " is not available on this CPU (no AVX512_BF16): running "
+        << PrecisionName((*bundle)->precision()) << "\n";
+  }
 
   const std::map<std::string, ::tensorflow::SignatureDef> signatures = (*bundle)->signatures();
   absl::StatusOr<const ::tensorflow::SignatureDef*> signature =

@@ -3,10 +3,14 @@
 // original BatchMatMul requires equal batch dims. V3 is registered for Ta == Tb == Tout.
 // Float products of a batch of x against one matrix y (a Dense layer over a sequence, as Keras
 // writes it: [batch, seq, in] x [in, out]) are one product of every row of x against y, run
-// by OneDnnMatMul (y packed once per buffer, so constant weights are packed once).
+// by OneDnnMatMul (y packed once per buffer, so constant weights are packed once), in the
+// precision the load marked the node for. Float batches against batches of equal batch dims
+// (attention's products) run as oneDNN's batched matmul in float32; the rest (broadcast
+// batches, other types) as Eigen GEMMs.
 #include <type_traits>
 
 #include "kernels/nn/conv_fusion.h"
+#include "kernels/nn/onednn_batch_matmul.h"
 #include "kernels/nn/onednn_matmul.h"
 #include "kernels/nn/onednn_util.h"
 #include "kernels/nn/window_util.h"
@@ -23,7 +27,8 @@ namespace {
 template <typename T, bool kBroadcast>
 class BatchMatMulOp : public OpKernel {
  public:
-  explicit BatchMatMulOp(OpKernelConstruction* c) : OpKernel(c) {
+  explicit BatchMatMulOp(OpKernelConstruction* c)
+      : OpKernel(c), matmul_(OneDnnOptionsFromAttrs(c)) {
     c->GetAttr("adj_x", &adj_x_);
     c->GetAttr("adj_y", &adj_y_);
   }
@@ -32,11 +37,24 @@ class BatchMatMulOp : public OpKernel {
     TENSORD_ASSIGN_OR_RETURN(
         const BatchMatMulShape shape,
         BatchMatMulShapes(c, DataTypeToEnum<T>::value, adj_x_, adj_y_, kBroadcast));
+    if constexpr (std::is_same_v<T, float>) {
+      if (IsOneProduct(shape)) {
+        // Every element is written by the product (k > 0).
+        Tensor* out = c->allocate_output_for_overwrite(0, DT_FLOAT, shape.output);
+        if (out->NumElements() == 0) return absl::OkStatus();
+        return RunAsOneProduct(c, shape.dims, out);
+      }
+    }
+    if constexpr (std::is_same_v<T, float>) {
+      if (IsBatchAgainstBatch(shape)) {
+        Tensor* out = c->allocate_output_for_overwrite(0, DT_FLOAT, shape.output);
+        if (out->NumElements() == 0) return absl::OkStatus();
+        return RunBatched(c, shape.dims, static_cast<int64_t>(shape.batches.x_index.size()),
+                          out);
+      }
+    }
     Tensor* out = c->allocate_output(0, DataTypeToEnum<T>::value, shape.output);
     if (out->NumElements() == 0) return absl::OkStatus();
-    if constexpr (std::is_same_v<T, float>) {
-      if (IsOneProduct(shape)) return RunAsOneProduct(c, shape.dims, out);
-    }
     BatchMatMul(c->eigen_cpu_device(), shape.dims, c->input(0).data<T>(), c->input(1).data<T>(),
                 out->data<T>(), shape.batches.x_index, shape.batches.y_index);
     return absl::OkStatus();
@@ -56,6 +74,36 @@ class BatchMatMulOp : public OpKernel {
     return true;
   }
 
+  // Output matrix i multiplies x's matrix i by y's matrix i (no broadcasting), over a
+  // non-empty inner dimension.
+  bool IsBatchAgainstBatch(const BatchMatMulShape& shape) const {
+    const std::vector<int64_t>& xs = shape.batches.x_index;
+    const std::vector<int64_t>& ys = shape.batches.y_index;
+    if (shape.dims.k == 0) return false;
+    for (size_t i = 0; i < xs.size(); ++i) {
+      if (xs[i] != static_cast<int64_t>(i) || ys[i] != static_cast<int64_t>(i)) return false;
+    }
+    return true;
+  }
+
+  absl::Status RunBatched(OpKernelContext* c, const MatMulDims& dims, int64_t batches,
+                          Tensor* out) const {
+    BatchMatMulOperands p;
+    p.batches = batches;
+    p.rows = dims.m;
+    p.inner = dims.k;
+    p.columns = dims.n;
+    p.a_transposed = adj_x_;
+    p.b_transposed = adj_y_;
+    p.a = c->input(0).data<float>();
+    p.b = c->input(1).data<float>();
+    p.c = out->data<float>();
+    const onednn::RunningScope running;
+    const absl::Status s = batched_.Run(
+        p, onednn::FreeThreads(c->eigen_cpu_device(), running.running()), c->eigen_cpu_device());
+    return s.ok() ? s : WithNodeName(c->node_name(), s);
+  }
+
   absl::Status RunAsOneProduct(OpKernelContext* c, const MatMulDims& dims, Tensor* out) const {
     MatMulOperands m;
     m.rows = static_cast<int64_t>(out->NumElements() / dims.n);  // not empty: n > 0
@@ -73,7 +121,8 @@ class BatchMatMulOp : public OpKernel {
 
   bool adj_x_ = false;
   bool adj_y_ = false;
-  OneDnnMatMul matmul_{OneDnnConvOptions()};
+  const OneDnnMatMul matmul_;  // its options' precision: the node's
+  const OneDnnBatchMatMul batched_{OneDnnConvOptions()};  // float32: products of activations
 };
 
 #define REGISTER_BATCH_MATMUL(T)                                                 \

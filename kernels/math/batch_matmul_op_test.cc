@@ -2,7 +2,9 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "kernels/nn/nn_test_util.h"
 #include "kernels/testing/kernel_test_util.h"
+#include "runtime/exec/precision.h"
 
 namespace tensord {
 namespace {
@@ -10,7 +12,10 @@ namespace {
 using testing::AsTensor;
 using testing::ExpectTensorEqual;
 using testing::ExpectTensorNear;
+using testing::MaxAbsDifference;
 using testing::NodeBuilder;
+using testing::RandomFloatTensor;
+using testing::RoundedToBfloat16;
 using testing::RunKernel;
 using testing::TestDevices;
 
@@ -106,6 +111,46 @@ TEST(BatchMatMulOpTest, BroadcastingAndAdjointsMatchNaive) {
           ExpectTensorNear(*z, NaiveBatchMatMul(x, y, adj_x, adj_y));
         }
       }
+    }
+  }
+}
+
+// Marked for bf16, the batch of rows against one weight matrix (a Keras Dense over a sequence,
+// y transposed or not) multiplies operands rounded to bfloat16 with float32 sums; a batch of
+// matrices against a batch (attention's products) stays float32, as does every product on a
+// CPU without bfloat16 arithmetic.
+TEST(BatchMatMulOpTest, Bfloat16PrecisionForABatchAgainstOneMatrix) {
+  const bool bf16 = CpuHasBfloat16();
+  struct Case {
+    std::vector<int64_t> x, y;
+    bool adj_y;
+    bool reduced;  // the product runs in bf16 (on a CPU that has it)
+  };
+  for (const Case& c : std::vector<Case>{{{2, 64, 96}, {96, 80}, false, true},
+                                         {{3, 20, 64}, {1, 48, 64}, true, true},
+                                         {{2, 16, 32}, {2, 32, 24}, false, false}}) {
+    const Tensor x = RandomFloatTensor(c.x, 1);
+    const Tensor y = RandomFloatTensor(c.y, 2);
+    for (const char* op : {"BatchMatMulV2", "BatchMatMulV3"}) {
+      SCOPED_TRACE(std::string(op) + " " + x.shape().DebugString());
+      NodeBuilder node(op);
+      if (std::string(op) == "BatchMatMulV3") {
+        node.Attr("Ta", DT_FLOAT).Attr("Tb", DT_FLOAT).Attr("Tout", DT_FLOAT);
+      } else {
+        node.Attr("T", DT_FLOAT);
+      }
+      node.Attr("adj_x", false).Attr("adj_y", c.adj_y).Attr(kPrecisionAttr, "bf16");
+      auto out = RunKernel(node.Build(), {x, y});
+      ASSERT_TRUE(out.ok()) << out.status();
+      const Tensor float32 = NaiveBatchMatMul(x, y, false, c.adj_y);
+      if (!bf16 || !c.reduced) {
+        ExpectTensorNear((*out)[0], float32);
+        continue;
+      }
+      ExpectTensorNear((*out)[0],
+                       NaiveBatchMatMul(RoundedToBfloat16(x), RoundedToBfloat16(y), false, c.adj_y),
+                       1e-5, 1e-5);
+      EXPECT_GT(MaxAbsDifference((*out)[0], float32), 1e-3);
     }
   }
 }

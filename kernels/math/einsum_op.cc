@@ -1,10 +1,16 @@
 // Einsum on the CPU: the plan of einsum_plan.h carried out with strided copies, row sums and
-// the batched GEMM of matmul_util.h. The GPU kernel is in einsum_op_gpu.cc.
+// a batched product: oneDNN's for float (kernels/nn/onednn_batch_matmul.h, float32 whatever
+// the model's precision: these are products of activations, attention's among them), the GEMM
+// of matmul_util.h for other types. The GPU kernel is in einsum_op_gpu.cc.
 #include <numeric>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/math/einsum_plan.h"
+#include "kernels/nn/onednn_batch_matmul.h"
+#include "kernels/nn/onednn_util.h"
+#include "kernels/nn/window_util.h"
 #include "kernels/math/matmul_util.h"
 #include "kernels/math/op_util.h"
 #include "kernels/math/transpose_util.h"
@@ -67,6 +73,27 @@ class EinsumOp : public OpKernel {
       result.resize(plan.batches * plan.dims.m * plan.dims.n);
       product = result.data();
     }
+    if constexpr (std::is_same_v<T, float>) {
+      if (plan.dims.k > 0) {  // (oneDNN rejects an empty inner dimension)
+        BatchMatMulOperands p;
+        p.batches = plan.batches;
+        p.rows = plan.dims.m;
+        p.inner = plan.dims.k;
+        p.columns = plan.dims.n;
+        p.a_transposed = plan.dims.transpose_a;
+        p.b_transposed = plan.dims.transpose_b;
+        p.a = x;
+        p.b = y;
+        p.c = product;
+        const onednn::RunningScope running;
+        TENSORD_RETURN_IF_ERROR(WithNodeName(
+            c->node_name(),
+            batched_.Run(p, onednn::FreeThreads(c->eigen_cpu_device(), running.running()),
+                         c->eigen_cpu_device())));
+        if (plan.result) Materialize(c, static_cast<const T*>(product), *plan.result, out);
+        return absl::OkStatus();
+      }
+    }
     std::vector<int64_t> index(plan.batches);
     std::iota(index.begin(), index.end(), 0);
     BatchMatMul(c->eigen_cpu_device(), plan.dims, x, y, product, index, index);
@@ -77,6 +104,7 @@ class EinsumOp : public OpKernel {
  private:
   std::string equation_;
   int num_inputs_ = 0;
+  const OneDnnBatchMatMul batched_{OneDnnConvOptions()};  // float32: see the file comment
 };
 
 #define REGISTER_EINSUM(T)                                                                        \

@@ -47,7 +47,7 @@ class MatMulOp : public OpKernel {
 class OneDnnMatMulOp : public OpKernel {
  public:
   explicit OneDnnMatMulOp(OpKernelConstruction* c)
-      : OpKernel(c), options_(FusionFromAttrs(c)), matmul_(options_) {
+      : OpKernel(c), options_(OneDnnOptionsFromAttrs(c)), matmul_(options_) {
     c->GetAttr("transpose_a", &transpose_a_);
     c->GetAttr("transpose_b", &transpose_b_);
   }

@@ -30,7 +30,7 @@ std::optional<GpuUnaryFn> ActivationFn(FusedActivation activation) {
 
 class GpuMatMulOp : public OpKernel {
  public:
-  explicit GpuMatMulOp(OpKernelConstruction* c) : OpKernel(c), options_(FusionFromAttrs(c)) {
+  explicit GpuMatMulOp(OpKernelConstruction* c) : OpKernel(c), options_(OneDnnOptionsFromAttrs(c)) {
     c->GetAttr("transpose_a", &transpose_a_);
     c->GetAttr("transpose_b", &transpose_b_);
   }

@@ -4,7 +4,9 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "kernels/nn/nn_test_util.h"
 #include "kernels/testing/kernel_test_util.h"
+#include "runtime/exec/precision.h"
 
 namespace tensord {
 namespace {
@@ -12,7 +14,10 @@ namespace {
 using testing::AsTensor;
 using testing::ExpectTensorEqual;
 using testing::ExpectTensorNear;
+using testing::MaxAbsDifference;
 using testing::NodeBuilder;
+using testing::RandomFloatTensor;
+using testing::RoundedToBfloat16;
 using testing::RunKernel;
 using testing::TestDevices;
 
@@ -155,6 +160,58 @@ TEST(MatMulOpTest, FusedBiasResidualAndActivation) {
                            {Pattern<float>(2, 3, 0), Pattern<float>(3, 4, 0),
                             AsTensor<float>({1, 2, 3, 4}, {4})});
   EXPECT_EQ(unknown.status().code(), absl::StatusCode::kUnimplemented) << unknown.status();
+}
+
+// A node the load marked for bf16 multiplies its operands (random: most are not bfloat16
+// numbers, unlike Pattern's quarters) rounded to bfloat16, accumulating in
+// float32: it matches the product of the rounded operands to float32 accuracy and differs from
+// the float32 product by bfloat16's rounding. Shapes: BERT-base's attention projection (split
+// by columns), many rows (split by rows, with a fused bias and Relu), one row (a Dense layer at
+// batch 1), and a transposed A (rows produced per call). On a CPU without bfloat16 arithmetic
+// the kernel computes in float32.
+TEST(MatMulOpTest, Bfloat16PrecisionMultipliesRoundedOperandsInFloat32) {
+  const bool bf16 = CpuHasBfloat16();
+  struct Case {
+    int64_t m, k, n;
+    bool ta, tb, fused;
+  };
+  for (const Case& t : std::vector<Case>{{128, 768, 768, false, false, false},
+                                         {512, 64, 72, false, true, true},
+                                         {1, 1024, 2050, false, true, false},
+                                         {40, 300, 129, true, false, false}}) {
+    SCOPED_TRACE(std::to_string(t.m) + "x" + std::to_string(t.k) + "x" + std::to_string(t.n));
+    using Dims = std::vector<int64_t>;
+    const Tensor a = RandomFloatTensor(t.ta ? Dims{t.k, t.m} : Dims{t.m, t.k}, 1);
+    const Tensor b = RandomFloatTensor(t.tb ? Dims{t.n, t.k} : Dims{t.k, t.n}, 2);
+    const Tensor bias = RandomFloatTensor({t.n}, 3);
+    NodeBuilder node(t.fused ? "_FusedMatMul" : "MatMul");
+    node.Attr("T", DT_FLOAT).Attr("transpose_a", t.ta).Attr("transpose_b", t.tb);
+    node.Attr(kPrecisionAttr, "bf16");
+    std::vector<Tensor> inputs = {a, b};
+    if (t.fused) {
+      node.Attr("fused_ops", std::vector<std::string>{"BiasAdd", "Relu"}).Attr("num_args", 1);
+      inputs.push_back(bias);
+    }
+    auto out = RunKernel(node.Build(), inputs);
+    ASSERT_TRUE(out.ok()) << out.status();
+    auto expected = [&](const Tensor& x, const Tensor& y) {
+      Tensor c = NaiveMatMul<float>(x, y, t.ta, t.tb);
+      for (int64_t i = 0; t.fused && i < c.NumElements(); ++i) {
+        float& v = c.data<float>()[i];
+        v = std::max(v + bias.data<float>()[i % t.n], 0.0f);
+      }
+      return c;
+    };
+    const Tensor float32 = expected(a, b);
+    if (!bf16) {
+      ExpectTensorNear((*out)[0], float32);
+      continue;
+    }
+    // Sums of up to 1024 products of values below 1, accumulated in float32 blocks.
+    ExpectTensorNear((*out)[0], expected(RoundedToBfloat16(a), RoundedToBfloat16(b)), 1e-5,
+                     1e-5);
+    EXPECT_GT(MaxAbsDifference((*out)[0], float32), 1e-3);
+  }
 }
 
 TEST(MatMulOpTest, DoubleAndInt32) {

@@ -16,7 +16,7 @@ class Conv2DOp : public OpKernel {
   explicit Conv2DOp(OpKernelConstruction* c)
       : OpKernel(c),
         window_(Window2D::FromAttrs(c)),
-        onednn_(FusionFromAttrs(c)) {}
+        onednn_(OneDnnOptionsFromAttrs(c)) {}
 
   absl::Status Compute(OpKernelContext* c) const override {
     const Tensor& input = c->input(0);

@@ -8,13 +8,16 @@
 #include "gtest/gtest.h"
 #include "kernels/nn/nn_test_util.h"
 #include "kernels/testing/kernel_test_util.h"
+#include "runtime/exec/precision.h"
 
 namespace tensord {
 namespace {
 
 using testing::AsTensor;
 using testing::ExpectTensorNear;
+using testing::MaxAbsDifference;
 using testing::NodeBuilder;
+using testing::RoundedToBfloat16;
 using testing::RandomFloatTensor;
 using testing::RunKernel;
 using testing::TestDevices;
@@ -341,6 +344,45 @@ TEST(Conv2DTest, SmallPlanesRunAsOneMatrixProduct) {
     auto plain = RunKernel(Conv2DNode(c.p), {input, filter});
     ASSERT_TRUE(plain.ok()) << plain.status();
     ExpectTensorNear((*plain)[0], ReferenceConv2D(input, filter, c.p), 1e-5, atol);
+  }
+}
+
+// A convolution the load marked for bf16 convolves its input and filter rounded to bfloat16
+// with float32 sums, on each path: oneDNN's convolution split by images and by bands of rows,
+// and the small-plane matrix product with the input as the matrix or through im2col. On a CPU
+// without bfloat16 arithmetic it computes in float32.
+TEST(Conv2DTest, Bfloat16PrecisionConvolvesRoundedOperandsInFloat32) {
+  const bool bf16 = CpuHasBfloat16();
+  struct Case {
+    std::vector<int64_t> input, filter;
+    ConvParams p;
+  };
+  ConvParams same, same_stride2;
+  same.padding = "SAME";
+  same_stride2.padding = "SAME";
+  same_stride2.stride_rows = same_stride2.stride_cols = 2;
+  for (const Case& c : std::vector<Case>{{{2, 16, 16, 32}, {3, 3, 32, 64}, same},
+                                         {{1, 41, 33, 16}, {3, 3, 16, 64}, same_stride2},
+                                         {{32, 3, 3, 256}, {1, 1, 256, 128}, {}},
+                                         {{1, 2, 2, 512}, {3, 3, 512, 200}, same}}) {
+    const Tensor input = RandomFloatTensor(c.input, 1);
+    const Tensor filter = RandomFloatTensor(c.filter, 2);
+    SCOPED_TRACE(input.shape().DebugString() + " * " + filter.shape().DebugString());
+    auto node = Conv2DNode(c.p);
+    (*node.mutable_attr())[kPrecisionAttr].set_s("bf16");
+    auto out = RunKernel(node, {input, filter});
+    ASSERT_TRUE(out.ok()) << out.status();
+    const Tensor float32 = ReferenceConv2D(input, filter, c.p);
+    const double inner = static_cast<double>(c.filter[0] * c.filter[1] * c.filter[2]);
+    const double atol = 1e-5 * std::max(1.0, std::sqrt(inner / 64));
+    if (!bf16) {
+      ExpectTensorNear((*out)[0], float32, 1e-5, atol);
+      continue;
+    }
+    ExpectTensorNear((*out)[0],
+                     ReferenceConv2D(RoundedToBfloat16(input), RoundedToBfloat16(filter), c.p),
+                     1e-5, atol);
+    EXPECT_GT(MaxAbsDifference((*out)[0], float32), 1e-3);
   }
 }
 

@@ -12,8 +12,28 @@
 
 namespace tensord {
 
-OneDnnConvOptions FusionFromAttrs(OpKernelConstruction* c) {
+namespace {
+
+ComputePrecision PrecisionFromAttrs(OpKernelConstruction* c) {
+  std::string name;
+  if (!c->HasAttr(kPrecisionAttr) || !c->GetAttr(kPrecisionAttr, &name)) {
+    return ComputePrecision::kFloat32;
+  }
+  absl::StatusOr<ComputePrecision> precision = ParsePrecision(name);
+  if (!precision.ok()) {
+    c->SetError(precision.status());
+    return ComputePrecision::kFloat32;
+  }
+  return *precision == ComputePrecision::kBfloat16 && CpuHasBfloat16()
+             ? ComputePrecision::kBfloat16
+             : ComputePrecision::kFloat32;
+}
+
+}  // namespace
+
+OneDnnConvOptions OneDnnOptionsFromAttrs(OpKernelConstruction* c) {
   OneDnnConvOptions options;
+  options.precision = PrecisionFromAttrs(c);
   if (!c->HasAttr("fused_ops")) return options;
   std::vector<std::string> fused;
   if (!c->GetAttr("fused_ops", &fused)) return options;

@@ -5,6 +5,7 @@
 #define TENSORD_KERNELS_NN_CONV_FUSION_H_
 
 #include "absl/status/status.h"
+#include "runtime/exec/precision.h"
 #include "runtime/framework/op_kernel.h"
 #include "runtime/framework/tensor.h"
 
@@ -19,10 +20,15 @@ struct OneDnnConvOptions {
   bool add_residual = false;
   FusedActivation activation = FusedActivation::kNone;
   float leakyrelu_alpha = 0.2f;  // only for kLeakyRelu
+  // The arithmetic of the product (runtime/exec/precision.h); the epilogue and the tensors
+  // read and written stay float32.
+  ComputePrecision precision = ComputePrecision::kFloat32;
 };
 
-// The options of a fused node (plain convolutions get none). Errors are recorded on `c`.
-OneDnnConvOptions FusionFromAttrs(OpKernelConstruction* c);
+// The options of a node: its fusion (plain convolutions and products get none) and the
+// precision the load marked it for (kPrecisionAttr; fp32 where the CPU has no bfloat16
+// arithmetic). Errors are recorded on `c`.
+OneDnnConvOptions OneDnnOptionsFromAttrs(OpKernelConstruction* c);
 
 // `v` through the options' activation: the element-wise fallback where oneDNN's post-op
 // cannot be used.

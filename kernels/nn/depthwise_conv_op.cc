@@ -16,7 +16,7 @@ class DepthwiseConv2dNativeOp : public OpKernel {
   explicit DepthwiseConv2dNativeOp(OpKernelConstruction* c)
       : OpKernel(c),
         window_(Window2D::FromAttrs(c)),
-        onednn_(FusionFromAttrs(c)) {}
+        onednn_(OneDnnOptionsFromAttrs(c)) {}
 
   absl::Status Compute(OpKernelContext* c) const override {
     const Tensor& input = c->input(0);

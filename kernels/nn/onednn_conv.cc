@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "dnnl.hpp"
+#include "kernels/nn/bfloat16_round.h"
 #include "kernels/nn/onednn_util.h"
 #include "runtime/framework/tensor_eigen.h"
 #include "runtime/util/status_macros.h"
@@ -17,6 +18,7 @@ namespace {
 using dnnl::memory;
 using Tag = dnnl::memory::format_tag;
 constexpr auto kF32 = dnnl::memory::data_type::f32;
+constexpr auto kBf16 = dnnl::memory::data_type::bf16;
 
 // The padding after the data that makes oneDNN's output size formula give TensorFlow's size.
 int64_t PadAfter(int64_t out, int64_t in, int64_t k, int64_t stride, int64_t dilation,
@@ -92,7 +94,10 @@ const OneDnnConv2D::Plan& OneDnnConv2D::PlanFor(const Window2DGeometry& g, int64
                                     g.out_rows,    g.out_cols, with_bias, epilogue};
   return plans_.Get(key, [&] {
     auto plan = std::make_unique<Plan>();
-    plan->src_md = memory::desc({g.batch, g.depth, g.in_rows, g.in_cols}, kF32, Tag::nhwc);
+    const memory::data_type operands =
+        options_.precision == ComputePrecision::kBfloat16 ? kBf16 : kF32;
+    plan->src_md =
+        memory::desc({g.batch, g.depth, g.in_rows, g.in_cols}, operands, Tag::nhwc);
     plan->dst_md = memory::desc({g.batch, out_depth, g.out_rows, g.out_cols}, kF32, Tag::nhwc);
     // TensorFlow's filter order (rows, cols, in per group, group, out per group) is oneDNN's
     // hwio without groups and hwigo with them.
@@ -102,7 +107,7 @@ const OneDnnConv2D::Plan& OneDnnConv2D::PlanFor(const Window2DGeometry& g, int64
             : memory::dims{groups, out_depth / groups, g.depth / groups, g.k_rows, g.k_cols};
     plan->user_weights_md = memory::desc(weight_dims, kF32, groups == 1 ? Tag::hwio : Tag::hwigo);
     plan->bias_md = memory::desc({out_depth}, kF32, Tag::x);
-    const memory::desc any_weights(weight_dims, kF32, Tag::any);
+    const memory::desc any_weights(weight_dims, operands, Tag::any);
     const memory::dims strides = {g.stride_rows, g.stride_cols};
     const memory::dims dilates = {g.dil_rows - 1, g.dil_cols - 1};
     const memory::dims pad_l = {g.pad_top, g.pad_left};
@@ -185,11 +190,19 @@ absl::Status OneDnnConv2D::Run(const Window2DGeometry& g, const Tensor& input,
       const Plan& plan = PlanFor(part.g, groups, out_depth, bias != nullptr, epilogue);
       const std::shared_ptr<memory> weights =
           weights_->Get(plan.user_weights_md, plan.pd.weights_desc(), filter);
-      // oneDNN takes non-const handles; it only reads src, weights and bias.
+      const float* src = input.data<float>() + part.input_offset;
+      void* src_handle = const_cast<float*>(src);  // oneDNN only reads src, weights and bias
+      if (options_.precision == ComputePrecision::kBfloat16) {
+        // The part's input rows are contiguous (whole images, or whole rows of one image).
+        const int64_t n = part.g.batch * part.g.in_rows * part.g.in_cols * part.g.depth;
+        uint16_t* rounded = reinterpret_cast<uint16_t*>(onednn::ThreadBuffer(
+            onednn::ThreadBufferSlot::kBfloat16Source, n * sizeof(uint16_t)));
+        RoundToBfloat16(src, n, rounded);
+        src_handle = rounded;
+      }
       const memory::desc& scratch_md = plan.pd.scratchpad_desc();
       std::unordered_map<int, memory> args = {
-          {DNNL_ARG_SRC, memory(plan.src_md, onednn::Engine(),
-                                const_cast<float*>(input.data<float>()) + part.input_offset)},
+          {DNNL_ARG_SRC, memory(plan.src_md, onednn::Engine(), src_handle)},
           {DNNL_ARG_WEIGHTS, *weights},
           {DNNL_ARG_DST,
            memory(plan.dst_md, onednn::Engine(), output->data<float>() + part.output_offset)},

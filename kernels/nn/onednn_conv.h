@@ -13,6 +13,9 @@
 // oneDNN runs single-threaded per call (see onednn_util.h); Run spreads a convolution over
 // the intra-op pool itself.
 //
+// With the options' precision bf16 the filter is packed as bfloat16 and each part's input is
+// rounded to bfloat16 per call; the output, bias and epilogue stay float32.
+//
 // Thread-safe: Run may be called concurrently; caches are guarded, primitives are reentrant.
 #ifndef TENSORD_KERNELS_NN_ONEDNN_CONV_H_
 #define TENSORD_KERNELS_NN_ONEDNN_CONV_H_

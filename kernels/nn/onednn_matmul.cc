@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "dnnl.hpp"
+#include "kernels/nn/bfloat16_round.h"
 #include "kernels/nn/onednn_util.h"
 #include "kernels/nn/blocked_gemm.h"
 #include "kernels/nn/panel_gemm.h"
@@ -19,6 +20,7 @@ namespace {
 
 using Tag = memory::format_tag;
 constexpr auto kF32 = memory::data_type::f32;
+constexpr auto kBf16 = memory::data_type::bf16;
 
 // Row parts are at least this tall.
 constexpr int64_t kMinRowsPerPart = 32;
@@ -36,8 +38,10 @@ void CopyBlock(const float* from, int64_t from_stride, float* to, int64_t to_str
 using Part = OneDnnMatMul::Part;
 
 // Parts read all of B when split by rows, and all of A when split by columns: split the larger
-// of the two (columns when B holds more floats than A does).
-std::vector<Part> Split(int64_t rows, int64_t inner, int64_t columns, int threads) {
+// of the two (columns when B holds more floats than A does). `bf16`: by rows whenever each
+// part gets kMinRowsPerPart: oneDNN 2.6 has AMX kernels only for a dense C, so a column part
+// would cost a copy of its block, and bfloat16 B is half the bytes to read.
+std::vector<Part> Split(int64_t rows, int64_t inner, int64_t columns, int threads, bool bf16) {
   const bool small = rows * inner * columns < onednn::kMinMacsToSplit &&
                      inner * columns * static_cast<int64_t>(sizeof(float)) <
                          onednn::kMinWeightBytesToSplit;
@@ -46,7 +50,8 @@ std::vector<Part> Split(int64_t rows, int64_t inner, int64_t columns, int thread
   }
   std::vector<Part> parts;
   const int64_t blocks = (columns + kColumnAlign - 1) / kColumnAlign;
-  if (rows <= OneDnnMatMul::kMaxRowsPerCall && columns > rows && blocks >= 2) {
+  const bool by_rows = bf16 && rows >= 2 * kMinRowsPerPart;
+  if (!by_rows && rows <= OneDnnMatMul::kMaxRowsPerCall && columns > rows && blocks >= 2) {
     const int64_t n = std::min<int64_t>(threads, blocks);
     for (int64_t i = 0; i < n; ++i) {
       parts.push_back(Part{0, rows, std::min(columns, blocks * i / n * kColumnAlign),
@@ -108,14 +113,16 @@ const OneDnnMatMul::Plan& OneDnnMatMul::PlanFor(const MatMulOperands& m, int64_t
                                     m.b_transposed};
   return plans_.Get(key, [&] {
     auto plan = std::make_unique<Plan>();
-    plan->src_md = memory::desc({rows, m.inner}, kF32, Tag::ab);
+    const memory::data_type operands =
+        options_.precision == ComputePrecision::kBfloat16 ? kBf16 : kF32;
+    plan->src_md = memory::desc({rows, m.inner}, operands, Tag::ab);
     plan->dst_md = memory::desc({rows, columns}, kF32, Tag::ab);
     // A share of B's columns, within rows of m.columns floats (or columns of m.inner floats).
     plan->user_weights_md =
         memory::desc({m.inner, columns}, kF32,
                      m.b_transposed ? memory::dims{1, m.inner} : memory::dims{m.columns, 1});
     plan->bias_md = memory::desc({1, columns}, kF32, Tag::ab);
-    const memory::desc any_weights({m.inner, columns}, kF32, Tag::any);
+    const memory::desc any_weights({m.inner, columns}, operands, Tag::any);
     const auto desc = with_bias ? dnnl::matmul::desc(plan->src_md, any_weights, plan->bias_md,
                                                      plan->dst_md)
                                 : dnnl::matmul::desc(plan->src_md, any_weights, plan->dst_md);
@@ -192,7 +199,8 @@ absl::Status OneDnnMatMul::RunBlocked(const MatMulOperands& m, const std::vector
 absl::Status OneDnnMatMul::Run(const MatMulOperands& m, int threads,
                                const Eigen::ThreadPoolDevice& device) const {
   if (m.rows == 0 || m.columns == 0) return absl::OkStatus();
-  const std::vector<Part> parts = Split(m.rows, m.inner, m.columns, threads);
+  const bool bf16 = options_.precision == ComputePrecision::kBfloat16;
+  const std::vector<Part> parts = Split(m.rows, m.inner, m.columns, threads, bf16);
   const bool column_parts = parts.front().end_column - parts.front().first_column < m.columns;
   const bool sum_into_c = m.epilogue && options_.add_residual;
 
@@ -204,28 +212,48 @@ absl::Status OneDnnMatMul::Run(const MatMulOperands& m, int threads,
     m.fill_rows(0, m.rows, rows);
     shared_rows = rows;
   }
-  if (BlockedGemmPreferred() && m.rows > kPanelGemmMaxRows) {
+  if (!bf16 && BlockedGemmPreferred() && m.rows > kPanelGemmMaxRows) {
     return RunBlocked(m, parts, shared_rows, device);
   }
+  // bf16: column parts share A's rows rounded once, here.
+  const uint16_t* shared_bf16_rows = nullptr;
+  if (bf16 && column_parts) {
+    uint16_t* rounded = reinterpret_cast<uint16_t*>(onednn::ThreadBuffer(
+        ThreadBufferSlot::kBfloat16Source, m.rows * m.inner * sizeof(uint16_t)));
+    RoundToBfloat16(shared_rows, m.rows * m.inner, rounded);
+    shared_bf16_rows = rounded;
+  }
 
-  // `n` rows `a` times the part's columns of B into the dense block `c`.
-  auto multiply = [&](const Part& part, int64_t n, const float* a, float* c) {
+  // `n` rows `a` (or in bf16 `a_bf16`, when already rounded) times the part's columns of B
+  // into the dense block `c`.
+  auto multiply = [&](const Part& part, int64_t n, const float* a, const uint16_t* a_bf16,
+                      float* c) {
     const int64_t columns = part.end_column - part.first_column;
     const Plan& plan = PlanFor(m, n, columns, m.bias != nullptr);
     const int64_t offset = part.first_column * (m.b_transposed ? m.inner : 1);
     const std::shared_ptr<memory> weights =
         weights_->Get(plan.user_weights_md, plan.pd.weights_desc(), *m.b, offset);
     PanelMatrix panels;
-    if (n <= kPanelGemmMaxRows && PanelGemmAvailable() &&
+    if (!bf16 && n <= kPanelGemmMaxRows && PanelGemmAvailable() &&
         AsPanels(plan.pd.weights_desc(), *weights, m.inner, columns, &panels)) {
       // Few rows: the product is bound by reading B, which PanelGemm streams faster.
       RunPanelKernel(PanelGemm, m, a, n, panels, part.first_column, c, columns);
       return;
     }
+    const void* src = a;
+    if (bf16) {
+      if (a_bf16 == nullptr) {
+        uint16_t* rounded = reinterpret_cast<uint16_t*>(onednn::ThreadBuffer(
+            ThreadBufferSlot::kBfloat16Source, n * m.inner * sizeof(uint16_t)));
+        RoundToBfloat16(a, n * m.inner, rounded);
+        a_bf16 = rounded;
+      }
+      src = a_bf16;
+    }
     const memory::desc& scratch_md = plan.pd.scratchpad_desc();
     // oneDNN takes non-const handles; it only reads src, weights and bias.
     std::unordered_map<int, memory> args = {
-        {DNNL_ARG_SRC, memory(plan.src_md, onednn::Engine(), const_cast<float*>(a))},
+        {DNNL_ARG_SRC, memory(plan.src_md, onednn::Engine(), const_cast<void*>(src))},
         {DNNL_ARG_WEIGHTS, *weights},
         {DNNL_ARG_DST, memory(plan.dst_md, onednn::Engine(), c)},
         {DNNL_ARG_SCRATCHPAD,
@@ -249,7 +277,7 @@ absl::Status OneDnnMatMul::Run(const MatMulOperands& m, int threads,
       if (sum_into_c) {
         CopyBlock(m.c + part.first_column, m.columns, block, columns, m.rows, columns);
       }
-      multiply(part, m.rows, shared_rows, block);
+      multiply(part, m.rows, shared_rows, shared_bf16_rows, block);
       CopyBlock(block, columns, m.c + part.first_column, m.columns, m.rows, columns);
       return;
     }
@@ -262,7 +290,7 @@ absl::Status OneDnnMatMul::Run(const MatMulOperands& m, int threads,
         m.fill_rows(first, first + n, rows);
         a = rows;
       }
-      multiply(part, n, a, m.c + first * m.columns);
+      multiply(part, n, a, nullptr, m.c + first * m.columns);
     }
   });
 }

@@ -9,6 +9,10 @@
 // kMaxRowsPerCall rows, so A's rows may be produced on demand into a bounded buffer (the
 // convolution's im2col patches).
 //
+// With the options' precision bf16, B is packed as bfloat16 and A's rows are rounded to
+// bfloat16 per call (once for all column parts); products accumulate in float32 and C, bias and
+// epilogue stay float32. oneDNN then runs its AMX or AVX512_BF16 kernels.
+//
 // Thread-safe: Run may be called concurrently; caches are guarded, primitives are reentrant.
 #ifndef TENSORD_KERNELS_NN_ONEDNN_MATMUL_H_
 #define TENSORD_KERNELS_NN_ONEDNN_MATMUL_H_

@@ -32,7 +32,7 @@ dnnl::stream& ThreadStream();
 // Buffers a thread reuses from call to call, one per purpose so that a part can hold several
 // at once: avoiding an allocation (and its page faults) per call. Valid until the same thread
 // asks for the same slot again; contents are not preserved across growth.
-enum class ThreadBufferSlot { kScratchpad, kPatches, kOutput, kCount };
+enum class ThreadBufferSlot { kScratchpad, kPatches, kOutput, kBfloat16Source, kCount };
 float* ThreadBuffer(ThreadBufferSlot slot, size_t bytes);
 
 // The options' residual sum ("sum" adds the result to what the output already holds) and

@@ -1,5 +1,6 @@
 #include "kernels/testing/kernel_test_util.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -207,6 +208,23 @@ void ExpectTensorNear(const Tensor& got, const Tensor& want, double rtol, double
 }
 
 void ExpectTensorEqual(const Tensor& got, const Tensor& want) { Compare(got, want, 0, 0); }
+
+Tensor RoundedToBfloat16(const Tensor& t) {
+  Tensor rounded = t.DeepCopy();
+  for (int64_t i = 0; i < rounded.NumElements(); ++i) {
+    float& v = rounded.data<float>()[i];
+    v = static_cast<float>(Eigen::bfloat16(v));
+  }
+  return rounded;
+}
+
+double MaxAbsDifference(const Tensor& a, const Tensor& b) {
+  double most = 0;
+  for (int64_t i = 0; i < a.NumElements() && i < b.NumElements(); ++i) {
+    most = std::max(most, std::fabs(static_cast<double>(a.data<float>()[i]) - b.data<float>()[i]));
+  }
+  return most;
+}
 
 }  // namespace testing
 }  // namespace tensord

@@ -68,6 +68,13 @@ Tensor AsTensor(const std::vector<T>& values, const std::vector<int64_t>& dims) 
   return t;
 }
 
+// Float tensor `t` with every value rounded to the nearest bfloat16 (ties to even, by
+// Eigen::bfloat16) and widened back: the operands a bf16 kernel multiplies.
+Tensor RoundedToBfloat16(const Tensor& t);
+
+// The largest |a - b| over two float tensors of one shape.
+double MaxAbsDifference(const Tensor& a, const Tensor& b);
+
 // gtest expectations: same dtype and shape, and values within |got-want| <= atol + rtol*|want|
 // (exact for integers, bool and strings). Defaults follow the project's float32 rule.
 void ExpectTensorNear(const Tensor& got, const Tensor& want, double rtol = 1e-5,

@@ -58,11 +58,14 @@ GraphPassPipeline OptimizationPasses(FoldAffineIntoConvPass** fold_affine) {
 }
 
 GraphPassPipeline DevicePasses(const DeviceSet& devices, const PlacementOptions& options,
-                               PlacementRecord* record) {
+                               ComputePrecision precision, PlacementRecord* record) {
   GraphPassPipeline passes;
   passes.Add("placement", [&devices, options, record](const GraphPassContext& c) {
     *record = PlaceGraph(c.graph, devices, options);
     return absl::StatusOr<int>(static_cast<int>(record->nodes.size()));
+  });
+  passes.Add("reduced_precision", [precision](const GraphPassContext& c) {
+    return absl::StatusOr<int>(MarkReducedPrecision(c.graph, precision));
   });
   passes.Add("copy_insertion", [record](const GraphPassContext& c) {
     const int copies = InsertCopies(c.graph);

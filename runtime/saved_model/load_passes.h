@@ -7,7 +7,7 @@
 //                       drop_constant_control_edges, fold_pad_into_conv, fold_affine_into_conv,
 //                       fuse_bias_activation, fuse_elementwise, eliminate_identities.
 //   DevicePasses        last, over the graph serving runs (also when optimisation is off):
-//                       placement, copy_insertion.
+//                       placement, reduced_precision, copy_insertion.
 //
 // Each pass has its own test beside it; load_passes_test checks the lists. A pass's count
 // (rewrites it made) is kept by name on the bundle (SavedModelBundle::pass_rewrites()).
@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "runtime/exec/placement.h"
+#include "runtime/exec/reduced_precision.h"
 #include "runtime/graph/op_registry.h"
 #include "runtime/optimizer/fold_affine_into_conv.h"
 #include "runtime/optimizer/graph_pass.h"
@@ -42,10 +43,11 @@ GraphPassPipeline LoopPasses(const OpRegistry& ops);
 // `*fold_affine` is set to the pipeline's fold_affine_into_conv pass.
 GraphPassPipeline OptimizationPasses(FoldAffineIntoConvPass** fold_affine);
 
-// Placement records every node's device in `*record` (which must outlive the pipeline), and
-// copy insertion adds its copies to the record's count.
+// Placement records every node's device in `*record` (which must outlive the pipeline),
+// reduced_precision marks the nodes that compute in `precision` (an effective one:
+// EffectivePrecision), and copy insertion adds its copies to the record's count.
 GraphPassPipeline DevicePasses(const DeviceSet& devices, const PlacementOptions& options,
-                               PlacementRecord* record);
+                               ComputePrecision precision, PlacementRecord* record);
 
 }  // namespace tensord
 

@@ -36,13 +36,14 @@ class LoadPassesTestOp : public OpKernel {
 };
 TENSORD_REGISTER_KERNEL(KernelDef("LoadPassesCpuOnly").Device(DeviceType::kCpu), LoadPassesTestOp);
 
-// Placement then copy insertion, into one record: on the process's devices a node asking for a
-// GPU without a GPU kernel runs on the CPU, and nothing needs a copy.
-TEST(LoadPassesTest, DevicePassesPlaceThenInsertCopies) {
+// Placement, precision marks, then copy insertion, into one record: on the process's devices a
+// node asking for a GPU without a GPU kernel runs on the CPU, the float product placed there
+// is marked for bf16, and nothing needs a copy.
+TEST(LoadPassesTest, DevicePassesPlaceMarkPrecisionThenInsertCopies) {
   PlacementRecord record;
-  const GraphPassPipeline passes =
-      DevicePasses(DeviceSet::ProcessDefault(), PlacementOptions{}, &record);
-  EXPECT_EQ(passes.Names(), (Names{"placement", "copy_insertion"}));
+  const GraphPassPipeline passes = DevicePasses(
+      DeviceSet::ProcessDefault(), PlacementOptions{}, ComputePrecision::kBfloat16, &record);
+  EXPECT_EQ(passes.Names(), (Names{"placement", "reduced_precision", "copy_insertion"}));
   ::tensorflow::GraphDef graph;
   for (const char* name : {"a", "b"}) {
     ::tensorflow::NodeDef* node = graph.add_node();
@@ -51,15 +52,21 @@ TEST(LoadPassesTest, DevicePassesPlaceThenInsertCopies) {
   }
   graph.mutable_node(0)->set_device("/device:GPU:0");
   graph.mutable_node(1)->add_input("a");
+  ::tensorflow::NodeDef* product = graph.add_node();
+  product->set_name("product");
+  product->set_op("MatMul");
+  (*product->mutable_attr())["T"].set_type(::tensorflow::DT_FLOAT);
   std::map<std::string, int> rewrites;
   ASSERT_TRUE(passes.Run(GraphPassContext{&graph, nullptr, {}}, &rewrites).ok());
-  EXPECT_EQ(rewrites, (std::map<std::string, int>{{"placement", 2}, {"copy_insertion", 0}}));
-  ASSERT_EQ(record.nodes.size(), 2u);
+  EXPECT_EQ(rewrites, (std::map<std::string, int>{
+                          {"placement", 3}, {"reduced_precision", 1}, {"copy_insertion", 0}}));
+  EXPECT_EQ(graph.node(2).attr().at(kPrecisionAttr).s(), "bf16");
+  ASSERT_EQ(record.nodes.size(), 3u);
   EXPECT_EQ(record.nodes[0].assigned, "/device:CPU:0");
   EXPECT_TRUE(record.nodes[0].soft_placed);
   EXPECT_EQ(record.copies, 0);
   EXPECT_EQ(graph.node(0).device(), "/device:CPU:0");
-  EXPECT_EQ(graph.node_size(), 2);
+  EXPECT_EQ(graph.node_size(), 3);  // no copies
 }
 
 }  // namespace

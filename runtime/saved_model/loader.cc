@@ -329,8 +329,9 @@ absl::StatusOr<std::unique_ptr<SavedModelBundle>> SavedModelBundle::LoadAndOptim
   DeviceSet& devices = DeviceSet::OrProcessDefault(options.session.devices);
   // Placed once, over the graph serving runs: this one unless the optimised one replaces it
   // (the load session places its nodes as it builds its plans).
+  bundle->precision_ = EffectivePrecision(options.precision);
   const GraphPassPipeline device_passes =
-      DevicePasses(devices, options.placement, &bundle->placement_);
+      DevicePasses(devices, options.placement, bundle->precision_, &bundle->placement_);
   if (!options.optimize) {
     TENSORD_RETURN_IF_ERROR(
         device_passes.Run(GraphPassContext{&graph, nullptr, {}}, &bundle->pass_rewrites_));

@@ -22,6 +22,7 @@
 #include "protos/tensorflow/meta_graph.pb.h"
 #include "protos/tensorflow/saved_model.pb.h"
 #include "runtime/exec/placement.h"
+#include "runtime/exec/precision.h"
 #include "runtime/exec/session.h"
 #include "runtime/framework/tensor.h"
 
@@ -44,6 +45,9 @@ struct LoadOptions {
   SessionOptions session;
   // Which device each node asks for when the graph names none (runtime/exec/placement.h).
   PlacementOptions placement;
+  // The arithmetic of the CPU's matrix products and convolutions (runtime/exec/precision.h);
+  // bf16 on a CPU without bfloat16 arithmetic loads in fp32 (SavedModelBundle::precision()).
+  ComputePrecision precision = ComputePrecision::kFloat32;
   // Freeze read-only variables and fold constants after init (runtime/saved_model/
   // serving_optimizer.h). Off only for debugging.
   bool optimize = true;
@@ -75,6 +79,8 @@ class SavedModelBundle {
   Session* session() const { return session_.get(); }
   // Where the serving graph's nodes run, decided at load.
   const PlacementRecord& placement() const { return placement_; }
+  // The precision the model runs in: LoadOptions::precision, or fp32 where the CPU cannot.
+  ComputePrecision precision() const { return precision_; }
 
   // What load-time optimisation did (zero when LoadOptions::optimize was off).
   int frozen_variables() const { return frozen_variables_; }
@@ -85,7 +91,8 @@ class SavedModelBundle {
   // convolutions, convolutions and matrix products fused with bias and activation),
   // "fuse_elementwise" (ops merged into _FusedElementwise nodes, loop and branch bodies
   // included), "eliminate_identities" (pass-through nodes removed), "placement" (nodes
-  // placed), "copy_insertion" (copies between memories).
+  // placed), "reduced_precision" (nodes computing in bf16), "copy_insertion" (copies between
+  // memories).
   const std::map<std::string, int>& pass_rewrites() const { return pass_rewrites_; }
   // pass_rewrites() of one pass; 0 for a pass that did not run.
   int rewrites(const std::string& pass) const;
@@ -114,6 +121,7 @@ class SavedModelBundle {
   std::map<std::string, DataType> graph_input_dtypes_;  // by signature input node name
   std::unique_ptr<Session> session_;
   PlacementRecord placement_;
+  ComputePrecision precision_ = ComputePrecision::kFloat32;
   int frozen_variables_ = 0;
   int folded_nodes_ = 0;
   std::map<std::string, int> pass_rewrites_;

@@ -63,6 +63,14 @@ absl::StatusOr<std::vector<ModelConfig>> ModelConfigsFromProto(
       }
       out.device_policy = *device;
     }
+    if (!model.precision().empty()) {
+      absl::StatusOr<ComputePrecision> precision = ParsePrecision(model.precision());
+      if (!precision.ok()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("model ", model.name(), ": ", precision.status().message()));
+      }
+      out.precision = *precision;
+    }
     configs.push_back(std::move(out));
   }
   return configs;

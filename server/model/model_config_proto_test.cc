@@ -94,6 +94,28 @@ TEST(ModelConfigProtoTest, DevicePolicyIsReadAndChecked) {
             "model a: device policy 'tpu' is not one of auto, cpu, gpu, gpu:N");
 }
 
+TEST(ModelConfigProtoTest, PrecisionIsReadAndChecked) {
+  auto configs = FromText(R"pb(
+    model_config_list {
+      config { name: "a" base_path: "/m/a" model_platform: "tensorflow" precision: "bf16" }
+      config { name: "b" base_path: "/m/b" model_platform: "tensorflow" precision: "fp32" }
+      config { name: "c" base_path: "/m/c" model_platform: "tensorflow" }
+    })pb");
+  ASSERT_TRUE(configs.ok()) << configs.status();
+  ASSERT_EQ(configs->size(), 3u);
+  EXPECT_EQ((*configs)[0].precision, ComputePrecision::kBfloat16);
+  EXPECT_EQ((*configs)[1].precision, ComputePrecision::kFloat32);
+  EXPECT_FALSE((*configs)[2].precision.has_value());  // the flag's
+
+  auto bad = FromText(R"pb(
+    model_config_list {
+      config { name: "a" base_path: "/m/a" model_platform: "tensorflow" precision: "fp16" }
+    })pb");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(bad.status().message(), "model a: precision 'fp16' is not one of fp32, bf16");
+}
+
 TEST(ModelConfigProtoTest, FileErrorsNameTheFile) {
   const char* tmp = std::getenv("TEST_TMPDIR");
   const std::string path = std::string(tmp != nullptr ? tmp : "/tmp") + "/bad_models.config";

@@ -225,6 +225,7 @@ ModelManager::LoadResult ModelManager::AttemptLoad(const LoadTask& task, int att
   const absl::Time start = absl::Now();
   LoadOptions load = options_.load;
   if (task.device_policy.has_value()) load.placement.policy = *task.device_policy;
+  if (task.precision.has_value()) load.precision = *task.precision;
   auto bundle_or = SavedModelBundle::Load(task.path, load);
   if (bundle_or.ok()) {
     result.bundle = std::shared_ptr<const SavedModelBundle>(std::move(*bundle_or));
@@ -248,11 +249,20 @@ ModelManager::LoadResult ModelManager::AttemptLoad(const LoadTask& task, int att
   }
   if (result.status.ok()) {
     const PlacementRecord& placement = result.bundle->placement();
+    if (result.bundle->precision() != load.precision) {
+      LogEvent(LogLevel::kWarning, "precision not available on this CPU",
+               {{"model", task.model},
+                {"version", version},
+                {"requested", PrecisionName(load.precision)},
+                {"running", PrecisionName(result.bundle->precision())},
+                {"why", "the CPU has no bfloat16 arithmetic (AVX512_BF16)"}});
+    }
     LogEvent(LogLevel::kInfo, "model version available",
              {{"model", task.model},
               {"version", version},
               {"load_ms", absl::StrFormat("%.1f", Milliseconds(took))},
               {"device_policy", load.placement.policy.ToString()},
+              {"precision", PrecisionName(result.bundle->precision())},
               {"nodes", placement.DeviceSummary()},
               {"copies", absl::StrCat(placement.copies)},
               {"soft_placed", absl::StrCat(placement.SoftPlaced())}});
@@ -387,7 +397,8 @@ void ModelManager::ReconcileAll() {
         entry.load_generation = ++last_load_generation_;
         SetState(name, &entry, VersionState::kStart, absl::OkStatus());
         to_load.push_back(
-            {name, it->first, it->second, entry.load_generation, model.config.device_policy});
+            {name, it->first, it->second, entry.load_generation, model.config.device_policy,
+             model.config.precision});
       }
     }
   }

@@ -62,6 +62,9 @@ struct ModelConfig {
   // The model's device policy (ModelConfig.device_policy); unset: the manager's
   // LoadOptions::placement. A change reloads no version: it applies to versions loaded after.
   std::optional<DevicePolicy> device_policy;
+  // The model's precision (ModelConfig.precision); unset: the manager's LoadOptions::precision.
+  // Like the device policy, applies to versions loaded after a change.
+  std::optional<ComputePrecision> precision;
 };
 
 struct VersionStatus {
@@ -184,6 +187,7 @@ class ModelManager {
     std::string path;
     uint64_t generation;
     std::optional<DevicePolicy> device_policy;  // the model's, if it has one
+    std::optional<ComputePrecision> precision;  // the model's, if it has one
   };
   struct LoadResult {
     absl::Status status;

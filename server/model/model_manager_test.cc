@@ -330,6 +330,32 @@ TEST(ModelManagerTest, ModelDevicePolicyOverridesTheManagers) {
   EXPECT_EQ(cpu->bundle->placement().SoftPlaced(), 0);
 }
 
+// A model's own precision wins over the manager's; bf16 is what a version runs in only where
+// the CPU has bfloat16 arithmetic.
+TEST(ModelManagerTest, ModelPrecisionOverridesTheManagers) {
+  fs::path base = MakeBase("precision");
+  LinkGood(base, "1");
+  ModelManagerOptions options = NoRetries();
+  options.load.precision = ComputePrecision::kBfloat16;
+  ModelManager manager(options);
+  ModelConfig fp32{"fp32", base.string()};
+  fp32.precision = ComputePrecision::kFloat32;
+  ModelConfig by_flag{"by_flag", base.string()};
+  ASSERT_TRUE(manager.ApplyConfig({fp32, by_flag}).ok());
+
+  auto kept = manager.GetServable("fp32", std::nullopt);
+  ASSERT_TRUE(kept.ok()) << kept.status();
+  EXPECT_EQ(kept->bundle->precision(), ComputePrecision::kFloat32);
+  EXPECT_EQ(kept->bundle->rewrites("reduced_precision"), 0);
+  auto reduced = manager.GetServable("by_flag", std::nullopt);
+  ASSERT_TRUE(reduced.ok()) << reduced.status();
+  EXPECT_EQ(reduced->bundle->precision(),
+            CpuHasBfloat16() ? ComputePrecision::kBfloat16 : ComputePrecision::kFloat32);
+  // The MLP's three Dense layers (products fused with bias and activation) in each of its two
+  // signatures, serve and serving_default.
+  EXPECT_EQ(reduced->bundle->rewrites("reduced_precision"), CpuHasBfloat16() ? 6 : 0);
+}
+
 TEST(ModelManagerTest, StateGaugeFollowsVersionsAndForgetsRemovedModels) {
   fs::path base = MakeBase("gauge");
   LinkGood(base, "1");

@@ -3,11 +3,12 @@
 //   tensord_bench EXPORT_DIR --inputs ALIAS=FILE.npy[,ALIAS=FILE.npy...]
 //       [--batch_inputs ALIAS=FILE.npy,...] [--signature serving_default]
 //       [--iterations 100] [--warmup 10] [--batch_iterations 10]
-//       [--intra_op_threads 0] [--inter_op_threads 0]
+//       [--intra_op_threads 0] [--inter_op_threads 0] [--precision fp32|bf16]
 //
 // EXPORT_DIR is a SavedModel directory. --inputs are timed one run at a time for latency
 // percentiles; --batch_inputs (optional, usually the same rows tiled to batch 32) are timed for
-// throughput. Thread counts of 0 keep CpuDevice::Options' defaults. The Python driver
+// throughput. Thread counts of 0 keep CpuDevice::Options' defaults; --precision is tensord's
+// --precision (the JSON names the precision that ran). The Python driver
 // (run_bench.py) writes the .npy files and measures TensorFlow, ONNX Runtime and OpenVINO on the
 // same bytes.
 //
@@ -84,6 +85,7 @@ struct Flags {
   std::string inputs, batch_inputs;
   int iterations = 100, warmup = 10, batch_iterations = 10;
   int intra_op_threads = 0, inter_op_threads = 0;
+  std::string precision = "fp32";
 };
 
 bool ParseFlags(int argc, char** argv, Flags* flags, std::string* error) {
@@ -95,7 +97,8 @@ bool ParseFlags(int argc, char** argv, Flags* flags, std::string* error) {
   const std::map<std::string, std::string*> strings = {
       {"--signature", &flags->signature},
       {"--inputs", &flags->inputs},
-      {"--batch_inputs", &flags->batch_inputs}};
+      {"--batch_inputs", &flags->batch_inputs},
+      {"--precision", &flags->precision}};
   const std::map<std::string, int*> ints = {
       {"--iterations", &flags->iterations},
       {"--warmup", &flags->warmup},
@@ -170,6 +173,9 @@ int Main(int argc, char** argv) {
   rss.Set("before_load_mb", json::Value::Number(ProcStatusMb("VmRSS")));
   LoadOptions options;
   options.session.devices = &devices;
+  absl::StatusOr<ComputePrecision> precision = ParsePrecision(flags.precision);
+  if (!precision.ok()) return Fail(std::string(precision.status().message()));
+  options.precision = *precision;
   const auto load_start = Clock::now();
   auto bundle = SavedModelBundle::Load(flags.export_dir, options);
   if (!bundle.ok()) return Fail(std::string(bundle.status().message()));
@@ -194,6 +200,8 @@ int Main(int argc, char** argv) {
 
   json::Value result = json::Value::Object();
   result.Set("runtime", json::Value::String("tensord"));
+  // What ran: the requested precision, or fp32 where the CPU has no bfloat16 arithmetic.
+  result.Set("precision", json::Value::String(PrecisionName((*bundle)->precision())));
   result.Set("load_ms", json::Value::Number(load_ms));
   result.Set("first_run_ms", json::Value::Number(first[0]));
   json::Value latency = json::Value::Object();

@@ -16,6 +16,11 @@ SessionOptions intra_op_num_threads/inter_op_num_threads, OpenVINO's INFERENCE_N
                 INFERENCE_PRECISION_HINT f32: on CPUs with AMX or AVX-512 BF16 OpenVINO
                 otherwise computes in bfloat16, which is not the fp32 every other runtime runs.
 
+--precision bf16 measures the reduced-precision modes instead: tensord_bench --precision bf16
+(tensord's per-model `precision: bf16`) and OpenVINO's INFERENCE_PRECISION_HINT bf16 (its
+default on such CPUs); TensorFlow and ONNX Runtime have no bfloat16 mode for these graphs on the
+CPU and run fp32 as the reference. The goals table (fp32 targets) is left out of such a run.
+
 Models (--models): by default keras_mlp, keras_transformer, keras_rnn (Keras LSTM + GRU),
 mobilenet_v2 and resnet50; any model directory under tests/testdata (the committed, "small"
 models, e.g. cnn_small, keras_text_cnn) or tests/generated (the 64x64 keras.applications CNNs,
@@ -64,7 +69,7 @@ in a footnote. A goals table at the end checks the targets of the runtime issue 
   bazel build //tests/bench:tensord_bench //tests/bench:peak_flops
   python3 tests/bench/run_bench.py [--models keras_mlp resnet50 ...] [--runtimes tensord ...]
       [--iterations 100] [--warmup 10] [--batch 32] [--batch_iterations 10] [--threads N]
-      [--timeout 1800] [--report]
+      [--timeout 1800] [--precision fp32|bf16] [--report]
 
 --report appends the Markdown section to tests/bench/REPORT.md; without it the section is only
 printed (after one JSON line per model with every measurement).
@@ -104,6 +109,10 @@ MB = 1024 * 1024
 
 
 def find_model(name):
+    """A model directory by name under MODEL_DIRS, or given as a path (e.g. a --full_size
+    export of generate.py elsewhere)."""
+    if os.path.exists(os.path.join(name, "golden", "cases.json")):
+        return os.path.abspath(name)
     for base in MODEL_DIRS:
         path = os.path.join(base, name)
         if os.path.exists(os.path.join(path, "golden", "cases.json")):
@@ -353,7 +362,8 @@ class OpenVinoBackend:
         model = self.core.read_model(export_dir)
         self.compiled = self.core.compile_model(
             model, "CPU",
-            {"INFERENCE_NUM_THREADS": self.threads, "INFERENCE_PRECISION_HINT": "f32"})
+            {"INFERENCE_NUM_THREADS": self.threads,
+             "INFERENCE_PRECISION_HINT": "bf16" if self.precision == "bf16" else "f32"})
         self.request = self.compiled.create_infer_request()
 
     def runner(self, inputs):
@@ -427,7 +437,8 @@ def op_macs(op):
 def worker_main(argv):
     parser = argparse.ArgumentParser()
     parser.add_argument("--worker", choices=sorted(BACKENDS))
-    for flag in ["--export_dir", "--signature", "--inputs", "--batch_inputs", "--workdir"]:
+    for flag in ["--export_dir", "--signature", "--inputs", "--batch_inputs", "--workdir",
+                 "--precision"]:
         parser.add_argument(flag)
     for flag in ["--iterations", "--warmup", "--batch_iterations", "--threads"]:
         parser.add_argument(flag, type=int)
@@ -435,6 +446,7 @@ def worker_main(argv):
     backend = None
     try:
         backend = BACKENDS[args.worker](args.threads, args.workdir)
+        backend.precision = args.precision
         result = measure(backend, args.export_dir, args.signature, args.inputs,
                          args.batch_inputs, args)
     except Exception as e:  # reported as n/a with this reason, the run goes on
@@ -466,7 +478,8 @@ def bench_tensord(export_dir, signature, spec, batch_spec, args):
                         "--batch_inputs", batch_spec, "--iterations", str(args.iterations),
                         "--warmup", str(args.warmup), "--batch_iterations",
                         str(args.batch_iterations), "--intra_op_threads", str(args.threads),
-                        "--inter_op_threads", str(args.threads)], args.timeout)
+                        "--inter_op_threads", str(args.threads), "--precision", args.precision],
+                       args.timeout)
 
 
 def bench_python(runtime, export_dir, signature, spec, batch_spec, args, workdir):
@@ -475,7 +488,7 @@ def bench_python(runtime, export_dir, signature, spec, batch_spec, args, workdir
                         "--batch_inputs", batch_spec, "--iterations", str(args.iterations),
                         "--warmup", str(args.warmup), "--batch_iterations",
                         str(args.batch_iterations), "--threads", str(args.threads),
-                        "--workdir", workdir], args.timeout)
+                        "--workdir", workdir, "--precision", args.precision], args.timeout)
 
 
 def measure_peak(threads):
@@ -809,10 +822,17 @@ def report(rows, peak, args):
     rss_loaded, rss_ready, rss_after = rss_tables(rows, runtimes, notes)
     gflops = gflops_table(rows, runtimes, peak, notes)
     batch = rows[0]["batch"] if rows else args.batch
+    if args.precision == "bf16":
+        ran = sorted({lookup(row["results"]["tensord"], "precision") or "?" for row in rows})
+        precision = (f"bf16: tensord --precision bf16 (ran: {', '.join(ran)}), OpenVINO "
+                     "INFERENCE_PRECISION_HINT bf16, TensorFlow and ONNX Runtime fp32")
+    else:
+        precision = "fp32 precision"
     lines = [
-        f"## {datetime.date.today()} — {machine()}", "",
+        f"## {datetime.date.today()} — {machine()}" +
+        (" — bf16" if args.precision == "bf16" else ""), "",
         f"{args.threads} threads for every runtime (intra- and inter-op; OpenVINO "
-        f"INFERENCE_NUM_THREADS, and fp32 precision); every number is the median of "
+        f"INFERENCE_NUM_THREADS, and {precision}); every number is the median of "
         f"{args.rounds} rounds, interleaved across runtimes. " +
         "; ".join([f"tensord {commit}"] + versions) +
         ". Method and definitions: run_bench.py's docstring.", "",
@@ -836,9 +856,10 @@ def report(rows, peak, args):
         f"Achieved GFLOP/s at batch {batch} (% of the measured AVX-512 peak, or the AVX2 one on "
         f"CPUs without AVX-512). {peak_text(peak)}", "",
         *gflops, "",
-        "Goals (issue targets; tensord's value and the other side's in brackets).", "",
-        *goals_table(rows, batch), "",
     ]
+    if args.precision == "fp32":
+        lines += ["Goals (issue targets; tensord's value and the other side's in brackets).", "",
+                  *goals_table(rows, batch), ""]
     if notes.notes:
         lines += ["n/a reasons:", ""] + [f"- {n}" for n in notes.lines()] + [""]
     return "\n".join(lines)
@@ -879,6 +900,7 @@ def median_result(runs):
 
 def bench_model(name, args, workdir):
     root = find_model(name)
+    name = os.path.basename(root)  # a path's model name
     signature, golden = load_case(root)
     batch1 = first_row_tiled(golden, 1)
     spec = write_inputs(batch1, os.path.join(workdir, name, "batch1"))
@@ -924,6 +946,8 @@ def main():
     parser.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)),
                         help="threads for every runtime (default: CPUs available)")
     parser.add_argument("--timeout", type=int, default=1800, help="seconds per worker")
+    parser.add_argument("--precision", choices=["fp32", "bf16"], default="fp32",
+                        help="bf16: tensord's and OpenVINO's bfloat16 modes (see above)")
     parser.add_argument("--report", action="store_true", help="append to tests/bench/REPORT.md")
     args = parser.parse_args()
     # tensord first and always: every ratio is relative to it.

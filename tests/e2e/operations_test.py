@@ -7,6 +7,7 @@ exported with TensorFlow at test time.
     python3 -m pytest -q tests/e2e/operations_test.py
 """
 import json
+import os
 import re
 import signal
 import socket
@@ -24,7 +25,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from tensorflow_serving.apis import predict_pb2
 
-from tensord_process import BINARY, MLP_BASE, Server, free_port
+from tensord_process import BINARY, MLP_BASE, REPO, Server, free_port
 
 
 @pytest.fixture(scope="module")
@@ -378,6 +379,8 @@ def _start_expecting_failure(flags):
      "--per_process_gpu_memory_fraction must be in 0..1"),
     (["--model_base_path=" + MLP_BASE, "--device_policy=tpu"],
      "--device_policy: device policy 'tpu' is not one of auto, cpu, gpu, gpu:N"),
+    (["--model_base_path=" + MLP_BASE, "--precision=fp16"],
+     "--precision: precision 'fp16' is not one of fp32, bf16"),
     ([], "Both server_options.model_base_path and server_options.model_config_file are empty"),
 ])
 def test_bad_flags_fail_at_start_with_a_clear_message(flags, message):
@@ -440,3 +443,54 @@ def test_device_policy_from_flag_and_model_config(tmp_path):
     assert re.fullmatch(r"/device:CPU:0=\d+", on_gpu["nodes"]), on_gpu
     # Every node asked for GPU 0 and runs on the CPU.
     assert on_gpu["soft_placed"] == on_gpu["nodes"].split("=")[1], on_gpu
+
+
+def _cpu_has_bfloat16():
+    with open("/proc/cpuinfo") as f:
+        flags = next(line for line in f if line.startswith("flags")).split()
+    return "avx512_bf16" in flags
+
+
+def test_precision_from_flag_and_model_config(tmp_path):
+    """--precision is every model's default; a model's precision field wins. In bf16 (on a CPU
+    with AVX512_BF16) cnn_small's convolutions and Dense layer move its class probabilities by
+    bfloat16's rounding, within the bound tests/models/README.md documents, and keep the class;
+    in fp32 it matches TensorFlow's golden output. Without AVX512_BF16 the bf16 model runs fp32
+    and a warning says so."""
+    cnn = os.path.join(REPO, "tests", "testdata", "cnn_small")
+    config = tmp_path / "models.config"
+    config.write_text(
+        'model_config_list {\n'
+        '  config { name: "fp32" base_path: "%s" model_platform: "tensorflow"\n'
+        '           precision: "fp32" }\n'
+        '  config { name: "by_flag" base_path: "%s" model_platform: "tensorflow" }\n'
+        '}\n' % (cnn, cnn))
+    server = Server(["--model_config_file=%s" % config, "--precision=bf16",
+                     "--log_format=json"], tmp_path)
+    case = json.load(open(os.path.join(cnn, "golden", "cases.json")))["cases"][0]
+    image = np.load(os.path.join(cnn, "golden", case["inputs"]["image"]))
+    golden = np.load(os.path.join(cnn, "golden", case["outputs"]["output_0"]))
+    outputs = {}
+    for model in ["fp32", "by_flag"]:
+        req = predict_pb2.PredictRequest()
+        req.model_spec.name = model
+        req.inputs["image"].CopyFrom(tf.make_tensor_proto(image))
+        outputs[model] = tf.make_ndarray(server.predict.Predict(req, timeout=60)
+                                         .outputs["output_0"])
+    assert server.stop() == 0
+    events = [json.loads(line) for line in server.log().splitlines() if line.startswith("{")]
+    available = {e["model"]: e for e in events if e["msg"] == "model version available"}
+    assert available["fp32"]["precision"] == "fp32"
+    np.testing.assert_allclose(outputs["fp32"], golden, rtol=1e-5, atol=1e-6)
+    fallbacks = [e for e in events if e["msg"] == "precision not available on this CPU"]
+    if not _cpu_has_bfloat16():
+        assert available["by_flag"]["precision"] == "fp32"
+        assert [(e["model"], e["requested"], e["running"]) for e in fallbacks] == \
+            [("by_flag", "bf16", "fp32")]
+        np.testing.assert_allclose(outputs["by_flag"], golden, rtol=1e-5, atol=1e-6)
+        return
+    assert available["by_flag"]["precision"] == "bf16" and not fallbacks
+    error = np.abs(outputs["by_flag"] - golden).max()
+    # About 4x the largest error over 32 random rows in tests/models/BF16_PARITY.md (1.3e-3).
+    assert 1e-6 < error < 5e-3, error
+    assert (outputs["by_flag"].argmax(-1) == golden.argmax(-1)).all()
