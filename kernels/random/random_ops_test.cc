@@ -49,8 +49,14 @@ std::vector<double> Values(const Tensor& t) {
     using T = decltype(tag);
     if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, Eigen::half> ||
                   std::is_same_v<T, Eigen::bfloat16> || std::is_integral_v<T>) {
-      for (size_t i = 0; i < v.size(); ++i)
-        v[i] = static_cast<double>(static_cast<float>(t.data<T>()[i]));
+      // Doubles as they are: through float, a value within 2^-25 of 1 would read as 1.
+      for (size_t i = 0; i < v.size(); ++i) {
+        if constexpr (std::is_same_v<T, double>) {
+          v[i] = t.data<double>()[i];
+        } else {
+          v[i] = static_cast<double>(static_cast<float>(t.data<T>()[i]));
+        }
+      }
     }
   });
   return v;
