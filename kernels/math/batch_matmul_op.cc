@@ -38,17 +38,12 @@ class BatchMatMulOp : public OpKernel {
         const BatchMatMulShape shape,
         BatchMatMulShapes(c, DataTypeToEnum<T>::value, adj_x_, adj_y_, kBroadcast));
     if constexpr (std::is_same_v<T, float>) {
-      if (IsOneProduct(shape)) {
+      const bool one_product = IsOneProduct(shape);
+      if (one_product || IsBatchAgainstBatch(shape)) {
         // Every element is written by the product (k > 0).
         Tensor* out = c->allocate_output_for_overwrite(0, DT_FLOAT, shape.output);
         if (out->NumElements() == 0) return absl::OkStatus();
-        return RunAsOneProduct(c, shape.dims, out);
-      }
-    }
-    if constexpr (std::is_same_v<T, float>) {
-      if (IsBatchAgainstBatch(shape)) {
-        Tensor* out = c->allocate_output_for_overwrite(0, DT_FLOAT, shape.output);
-        if (out->NumElements() == 0) return absl::OkStatus();
+        if (one_product) return RunAsOneProduct(c, shape.dims, out);
         return RunBatched(c, shape.dims, static_cast<int64_t>(shape.batches.x_index.size()),
                           out);
       }
@@ -98,10 +93,7 @@ class BatchMatMulOp : public OpKernel {
     p.a = c->input(0).data<float>();
     p.b = c->input(1).data<float>();
     p.c = out->data<float>();
-    const onednn::RunningScope running;
-    const absl::Status s = batched_.Run(
-        p, onednn::FreeThreads(c->eigen_cpu_device(), running.running()), c->eigen_cpu_device());
-    return s.ok() ? s : WithNodeName(c->node_name(), s);
+    return batched_.Compute(c, p);
   }
 
   absl::Status RunAsOneProduct(OpKernelContext* c, const MatMulDims& dims, Tensor* out) const {

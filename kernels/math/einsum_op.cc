@@ -9,8 +9,6 @@
 
 #include "kernels/math/einsum_plan.h"
 #include "kernels/nn/onednn_batch_matmul.h"
-#include "kernels/nn/onednn_util.h"
-#include "kernels/nn/window_util.h"
 #include "kernels/math/matmul_util.h"
 #include "kernels/math/op_util.h"
 #include "kernels/math/transpose_util.h"
@@ -85,11 +83,7 @@ class EinsumOp : public OpKernel {
         p.a = x;
         p.b = y;
         p.c = product;
-        const onednn::RunningScope running;
-        TENSORD_RETURN_IF_ERROR(WithNodeName(
-            c->node_name(),
-            batched_.Run(p, onednn::FreeThreads(c->eigen_cpu_device(), running.running()),
-                         c->eigen_cpu_device())));
+        TENSORD_RETURN_IF_ERROR(batched_.Compute(c, p));
         if (plan.result) Materialize(c, static_cast<const T*>(product), *plan.result, out);
         return absl::OkStatus();
       }

@@ -8,6 +8,7 @@
 #include "dnnl.hpp"
 #include "kernels/nn/bfloat16_round.h"
 #include "kernels/nn/onednn_util.h"
+#include "kernels/nn/window_util.h"
 
 namespace tensord {
 
@@ -88,6 +89,13 @@ absl::Status OneDnnBatchMatMul::Run(const BatchMatMulOperands& p, int threads,
     plan.primitive.execute(onednn::ThreadStream(), args);
     onednn::ThreadStream().wait();
   });
+}
+
+absl::Status OneDnnBatchMatMul::Compute(OpKernelContext* c, const BatchMatMulOperands& p) const {
+  const onednn::RunningScope running;
+  return WithNodeName(c->node_name(),
+                      Run(p, onednn::FreeThreads(c->eigen_cpu_device(), running.running()),
+                          c->eigen_cpu_device()));
 }
 
 }  // namespace tensord

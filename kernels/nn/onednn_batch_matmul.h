@@ -19,6 +19,7 @@
 #include "absl/status/status.h"
 #include "kernels/nn/conv_fusion.h"
 #include "kernels/nn/plan_cache.h"
+#include "runtime/framework/op_kernel.h"
 #include "runtime/framework/tensor_eigen.h"
 #include "unsupported/Eigen/CXX11/Tensor"
 
@@ -42,6 +43,10 @@ class OneDnnBatchMatMul {
   // must not be empty. oneDNN failures become statuses.
   absl::Status Run(const BatchMatMulOperands& p, int threads,
                    const Eigen::ThreadPoolDevice& device) const;
+
+  // A kernel's whole use of Run: on the threads of `c`'s CPU device that the oneDNN kernels
+  // running now leave free (onednn::FreeThreads), errors naming the node.
+  absl::Status Compute(OpKernelContext* c, const BatchMatMulOperands& p) const;
 
  private:
   struct Plan;
